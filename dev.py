@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""One entry point for a fresh clone: builds the project's own environment, then runs a task.
+
+Why a script and not a Makefile: the only thing a new machine is promised is
+Python 3.11+, and the machine's global pytest (9) cannot load the snapshot
+plugin, so every task must run inside the project's own virtual environment.
+This script creates `.venv/` on first use, installs the project with its test
+extras, and reinstalls only when `pyproject.toml` changes.
+
+Usage:
+    python3 dev.py demo          open the viewer on the bundled example
+    python3 dev.py test          ruff, mypy --strict on core/, then the whole pytest suite
+    python3 dev.py view PATH     open the viewer on PATH
+    python3 dev.py check PATH    run `transcript-view --check PATH`
+    python3 dev.py screenshots   regenerate screenshots/ from the bundled examples
+    python3 dev.py bench         run the benchmark suite and print its table
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".transcript-view-stamp"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def _wanted_stamp() -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+
+
+def ensure_env() -> None:
+    """Create or refresh `.venv/` so that it matches `pyproject.toml`."""
+    if not PY.exists():
+        print("dev.py: creating .venv/ (first run only)", file=sys.stderr)
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    if STAMP.exists() and STAMP.read_text().strip() == _wanted_stamp():
+        return
+    print("dev.py: installing the project and its test tools into .venv/", file=sys.stderr)
+    pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True)
+    STAMP.write_text(_wanted_stamp())
+
+
+def run(*args: str) -> int:
+    return subprocess.call([str(PY), *args], cwd=ROOT)
+
+
+def task_test(extra: list[str]) -> int:
+    steps = [
+        ["-m", "ruff", "check", "core", "viewer", "tests", "benchmarks", "dev.py"],
+        ["-m", "mypy", "--strict", "core"],
+        ["-m", "pytest", *extra],
+    ]
+    for step in steps:
+        print("dev.py: " + " ".join(step[1:]), file=sys.stderr, flush=True)
+        code = run(*step)
+        if code != 0:
+            return code
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in {"-h", "--help", "help"}:
+        print(__doc__)
+        return 0 if argv else 2
+    task, rest = argv[0], argv[1:]
+    ensure_env()
+    if task == "demo":
+        return run("-m", "viewer", str(ROOT / "examples" / "demo.jsonl"), *rest)
+    if task == "test":
+        return task_test(rest)
+    if task == "view":
+        return run("-m", "viewer", *rest)
+    if task == "check":
+        return run("-m", "viewer", "--check", *rest)
+    if task == "screenshots":
+        return run(str(ROOT / "screenshots" / "make_screenshots.py"), *rest)
+    if task == "bench":
+        return run(str(ROOT / "benchmarks" / "run.py"), *rest)
+    print(f"dev.py: unknown task {task!r}; see `python3 dev.py --help`", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
