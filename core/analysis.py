@@ -13,7 +13,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from core import graphemes
@@ -33,7 +33,7 @@ from core.markers import Marker, MarkerKind, parse_markers
 from core.transcript import LineProblem, Transcript
 
 
-class OpState(str, Enum):
+class OpState(StrEnum):
     """What the lines present say about one tool call (FORMAT.md's crash table)."""
 
     NEVER_DISPATCHED = "never-dispatched"
@@ -254,13 +254,15 @@ class _Pass:
     def message(self, env: Message) -> None:
         role = env.role
         self.entries.append(
-            ReplayEntry(id=env.id or f"line-{env.line}", line=env.line, role=role, sticky=env.is_sticky)
+            ReplayEntry(
+                id=env.id or f"line-{env.line}", line=env.line, role=role, sticky=env.is_sticky
+            )
         )
         if role == "assistant":
             for call in env.tool_calls:
-                op = ToolOperation(call_id=call.id, tool=call.name, call_line=env.line)
-                self.a.operations.append(op)
-                self.undispatched.setdefault(call.id, []).append(op)
+                called = ToolOperation(call_id=call.id, tool=call.name, call_line=env.line)
+                self.a.operations.append(called)
+                self.undispatched.setdefault(call.id, []).append(called)
         content = env.content
         op: ToolOperation | None = None
         if role == "tool":
@@ -381,7 +383,11 @@ class _Pass:
         kept = [e for e in self.entries[: cut + 1] if e.sticky]
         kept.append(
             ReplayEntry(
-                id=env.id or f"line-{env.line}", line=env.line, role="user", sticky=False, summary=True
+                id=env.id or f"line-{env.line}",
+                line=env.line,
+                role="user",
+                sticky=False,
+                summary=True,
             )
         )
         kept.extend(self.entries[cut + 1 :])
@@ -415,7 +421,7 @@ class _Pass:
             self.check_operation(op)
         for site in a.excerpt_sites:
             self.check_site(site)
-        a.findings.sort(key=lambda f: (f.line if f.line is not None else 0))
+        a.findings.sort(key=lambda f: f.line if f.line is not None else 0)
 
     def resolve(self, chosen: MarkerSite, candidates: list[MarkerSite], content: str) -> None:
         """Pick the excerpt's own marker among several line-isolated ones."""
@@ -428,10 +434,14 @@ class _Pass:
             if isinstance(chars, int) and isinstance(elided, int):
                 head_n = head_tail_sizes(chars - elided)[0]
             for cand in candidates:
-                if cand.marker.file == art.get("file") and cand.marker.digest == art.get("digest"):
-                    if head_n is None or graphemes.count(content[: cand.marker.start - 1]) == head_n:
-                        best = cand
-                        break
+                same = cand.marker.file == art.get("file") and cand.marker.digest == art.get(
+                    "digest"
+                )
+                if same and (
+                    head_n is None or graphemes.count(content[: cand.marker.start - 1]) == head_n
+                ):
+                    best = cand
+                    break
         if best is not chosen:
             chosen.quoted, chosen.shape = True, None
             best.quoted = False
@@ -448,17 +458,20 @@ class _Pass:
                     f"{op.tool or 'tool'} call {op.call_id!r}: {op.describe_state()}",
                 )
             )
-        if op.result_digest is not None and op.message_digest is not None:
-            if op.result_digest != op.message_digest:
-                a.findings.append(
-                    Finding(
-                        "result-digest-mismatch",
-                        op.settle_line,
-                        None,
-                        f"result-digest {op.result_digest[:64]} does not match the tool message "
-                        f"on line {op.message_line} (which digests to {op.message_digest})",
-                    )
+        if (
+            op.result_digest is not None
+            and op.message_digest is not None
+            and op.result_digest != op.message_digest
+        ):
+            a.findings.append(
+                Finding(
+                    "result-digest-mismatch",
+                    op.settle_line,
+                    None,
+                    f"result-digest {op.result_digest[:64]} does not match the tool message "
+                    f"on line {op.message_line} (which digests to {op.message_digest})",
                 )
+            )
         if op.artifact is not None:
             has_site = any(s.op is op for s in a.excerpt_sites)
             if not has_site:
@@ -492,7 +505,8 @@ class _Pass:
                         "metadata-mismatch",
                         site.line,
                         None,
-                        "the marker says the result was not stored, but the settle records an artifact",
+                        "the marker says the result was not stored, "
+                        "but the settle records an artifact",
                     )
                 )
             return
@@ -536,9 +550,7 @@ def _show(text: str, limit: int = 80) -> str:
     return shown + ("…" if len(text) > limit else "")
 
 
-def analyse(
-    transcript: Transcript, progress: Callable[[int, int], None] | None = None
-) -> Analysis:
+def analyse(transcript: Transcript, progress: Callable[[int, int], None] | None = None) -> Analysis:
     """One streaming pass over an indexed transcript.
 
     Args:

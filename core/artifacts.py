@@ -13,6 +13,7 @@ never overwrites an artifact with different bytes.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -204,7 +205,7 @@ class Store:
         """The path an operation's artifact has (or would have)."""
         return self.dir / artifact_name(op_id)
 
-    def store(self, op_id: str, content: str) -> Stored:
+    def store(self, op_id: str, content: str, *, chars: int | None = None) -> Stored:
         """Write `content` as this operation's artifact; return its metadata.
 
         The write is crash-safe, unlike the reference's plain `spurt`: the bytes go
@@ -214,6 +215,12 @@ class Store:
         at any point leaves either no artifact or the whole one. An existing file
         with identical bytes is accepted (a retried settle); one with different
         bytes raises `ArtifactConflict` and is left untouched.
+
+        Args:
+            op_id: the operation id; sanitised into the file name.
+            content: the full result.
+            chars: its grapheme count, when the caller has already paid for it
+                (the settle path counts once for the excerpt decision).
 
         Raises:
             OSError: any I/O failure; the caller (a settle) turns it into the
@@ -226,7 +233,7 @@ class Store:
             file=name,
             digest=hashlib.sha256(data).hexdigest(),
             bytes=len(data),
-            chars=graphemes.count(content),
+            chars=graphemes.count(content) if chars is None else chars,
         )
         self.dir.mkdir(parents=True, exist_ok=True)
         if self._same_file_exists(final, data):
@@ -283,10 +290,8 @@ class Store:
 
     @staticmethod
     def _unlink_quietly(path: Path) -> None:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
-        except FileNotFoundError:
-            pass
 
     def _fsync_dir(self) -> None:
         try:

@@ -7,10 +7,10 @@ match on them), so they live in one table and nowhere else.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How a finding affects `--check`'s exit status."""
 
     ERROR = "error"

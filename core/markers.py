@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from core.artifacts import COULD_NOT_BE_STORED, NOWHERE_TO_PUT_IT
 
@@ -27,7 +27,7 @@ MARKER_RE = re.compile(
 )
 
 
-class MarkerKind(str, Enum):
+class MarkerKind(StrEnum):
     """Which of the reference's marker forms a marker has."""
 
     STORED = "stored"

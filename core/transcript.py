@@ -312,7 +312,7 @@ class Transcript:
         """Whether the line ends with an LF (a still-being-written last line may not)."""
         if line < self.line_count:
             return True
-        start, end = self.line_span(line)
+        _, end = self.line_span(line)
         return self._scanned > end
 
     # -- parsing -------------------------------------------------------------

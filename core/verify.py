@@ -15,14 +15,14 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from core import graphemes
 from core.analysis import Analysis, MarkerSite, analyse
 from core.artifacts import is_temp_name
 from core.findings import Finding, Severity
-from core.markers import MarkerKind
+from core.markers import MarkerKind, is_safe_basename
 from core.transcript import Transcript, describe_mode
 
 #: Read size for hashing. Large reads are most of what keeps a check close to
@@ -30,7 +30,7 @@ from core.transcript import Transcript, describe_mode
 HASH_CHUNK = 4 << 20
 
 
-class FileState(str, Enum):
+class FileState(StrEnum):
     """What was found at an artifact's name."""
 
     OK = "ok"
@@ -38,7 +38,7 @@ class FileState(str, Enum):
     UNREADABLE = "unreadable"
 
 
-class MarkerState(str, Enum):
+class MarkerState(StrEnum):
     """A marker's badge: what the viewer shows and what `--check` counts as verified."""
 
     VERIFIED = "verified"
@@ -93,7 +93,10 @@ def resolve_inside(directory: Path, name: str) -> tuple[Path | None, str]:
         except OSError:
             return None, "missing"
         if target.parent != base and base not in target.parents:
-            return None, "unreadable: a symlink leading outside the artifact directory (not followed)"
+            return (
+                None,
+                "unreadable: a symlink leading outside the artifact directory (not followed)",
+            )
         path = target
         try:
             st = os.stat(path)
@@ -119,8 +122,10 @@ def check_file(
     one grapheme per undecodable byte.
     """
     if not directory.is_dir():
-        why = "the artifact directory is missing" if not directory.exists() else (
-            "the artifact directory path is not a directory"
+        why = (
+            "the artifact directory is missing"
+            if not directory.exists()
+            else ("the artifact directory path is not a directory")
         )
         return FileCheck(name, FileState.MISSING, why)
     path, why = resolve_inside(directory, name)
@@ -225,9 +230,7 @@ def list_orphans(directory: Path, named: Iterable[str]) -> list[OrphanFile]:
         except OSError:
             continue
         kind = "file" if stat.S_ISREG(st.st_mode) else describe_mode(st.st_mode)
-        out.append(
-            OrphanFile(entry.name, st.st_size, st.st_mtime, is_temp_name(entry.name), kind)
-        )
+        out.append(OrphanFile(entry.name, st.st_size, st.st_mtime, is_temp_name(entry.name), kind))
     return out
 
 
@@ -246,13 +249,9 @@ def site_state(site: MarkerSite, fc: FileCheck | None) -> tuple[MarkerState, lis
         return MarkerState.CHECKING, []
     line = site.line
     if fc.state is FileState.MISSING:
-        return MarkerState.MISSING, [
-            Finding("missing-artifact", line, name, f"{name}: {fc.detail}")
-        ]
+        return MarkerState.MISSING, [Finding("missing-artifact", line, name, fc.detail)]
     if fc.state is FileState.UNREADABLE:
-        return MarkerState.UNREADABLE, [
-            Finding("unreadable-artifact", line, name, f"{name}: {fc.detail}")
-        ]
+        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
     if fc.size != m.bytes:
         return MarkerState.SIZE_MISMATCH, [
             Finding(
@@ -275,9 +274,10 @@ def site_state(site: MarkerSite, fc: FileCheck | None) -> tuple[MarkerState, lis
     shape = site.shape
     if shape is not None:
         bad = []
-        if shape.head_bytes > len(fc.head) or hashlib.sha256(
-            fc.head[: shape.head_bytes]
-        ).hexdigest() != shape.head_sha256:
+        if (
+            shape.head_bytes > len(fc.head)
+            or hashlib.sha256(fc.head[: shape.head_bytes]).hexdigest() != shape.head_sha256
+        ):
             bad.append("the head the model saw is not the start of the file")
         tail = fc.tail[len(fc.tail) - shape.tail_bytes :] if shape.tail_bytes else b""
         if shape.tail_bytes > len(fc.tail) or hashlib.sha256(tail).hexdigest() != shape.tail_sha256:
@@ -409,17 +409,12 @@ def verify_transcript(
     for op in analysis.operations:
         if op.artifact is None or any(s.op is op for s in sites):
             continue
-        name = op.artifact.get("file")
-        if isinstance(name, str) and name not in checks:
-            from core.markers import is_safe_basename
-
-            if is_safe_basename(name):
-                fc = check_file(directory, name, count_chars=False)
-                checks[name] = fc
-                if fc.state is FileState.MISSING:
-                    findings.append(
-                        Finding("missing-artifact", op.settle_line, name, f"{name}: {fc.detail}")
-                    )
+        key_file = op.artifact.get("file")
+        if isinstance(key_file, str) and key_file not in checks and is_safe_basename(key_file):
+            fc = check_file(directory, key_file, count_chars=False)
+            checks[key_file] = fc
+            if fc.state is FileState.MISSING:
+                findings.append(Finding("missing-artifact", op.settle_line, key_file, fc.detail))
     orphans = list_orphans(directory, analysis.named_files())
     findings.extend(orphan_findings(orphans))
     findings.sort(key=lambda f: (f.line is None, f.line or 0))

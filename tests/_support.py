@@ -1,0 +1,60 @@
+"""Paths and helpers shared by the core tests (not a conftest: no fixtures, just facts)."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from wcwidth import iter_graphemes
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+REFERENCE = SHARED / "fixtures" / "reference"
+EXAMPLES = ROOT / "examples"
+
+#: The five reference transcripts (their `.events.jsonl` siblings are event logs).
+REFERENCE_TRANSCRIPTS = ["basic", "many", "writefail", "aging", "compaction"]
+
+
+def reference_vectors() -> list[dict[str, Any]]:
+    """The 44 cross-implementation excerpt vectors, in file order."""
+    with open(REFERENCE / "excerpt-vectors.jsonl", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+# -- Unicode 14 emulation: today's segmentation minus rule GB9c -----------------
+# Indic_Conjunct_Break=Linker in Unicode 15.1 (the viramas that join conjuncts).
+_LINKERS = frozenset("\u094d\u09cd\u0acd\u0b4d\u0c4d\u0d4d")
+
+
+def _split_gb9c(cluster: str) -> Iterator[str]:
+    """Undo GB9c inside one cluster: break before a letter that follows a linker.
+
+    Without GB9c (Unicode 14, the reference's build) a virama is only Extend, so
+    it stays with what precedes it, and the consonant after it starts a new
+    cluster. Extend characters (marks, ZWJ) between the linker and the consonant
+    stay with the linker, exactly as GB9 keeps them.
+    """
+    start = 0
+    after_linker = False
+    for i, ch in enumerate(cluster):
+        if ch in _LINKERS:
+            after_linker = True
+            continue
+        if after_linker and unicodedata.category(ch) == "Lo":
+            yield cluster[start:i]
+            start = i
+        if unicodedata.category(ch) not in ("Mn", "Mc", "Cf"):
+            after_linker = False
+    yield cluster[start:]
+
+
+def graphemes_without_gb9c(text: str) -> list[str]:
+    """Grapheme clusters as a Unicode 14 segmenter (no GB9c) makes them."""
+    out: list[str] = []
+    for cluster in iter_graphemes(text):
+        out.extend(_split_gb9c(cluster))
+    return out
