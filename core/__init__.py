@@ -1,0 +1,63 @@
+"""transcript-view's headless core: a Python port of `LLM::Agent::Artifacts` and friends.
+
+Everything a script needs is importable from here; nothing here imports a UI
+library, so `--check` and any batch job stay fast and dependency-light.
+
+    from core import Session, verify, excerpt, parse_markers
+"""
+
+from core.analysis import Analysis, MarkerSite, OpState, ToolOperation, analyse
+from core.artifacts import (
+    COULD_NOT_BE_STORED,
+    NOWHERE_TO_PUT_IT,
+    ArtifactConflict,
+    Store,
+    Stored,
+    artifact_dir_for,
+    content_digest,
+    elided_chars,
+    excerpt,
+    stored_marker,
+    unstored_marker,
+)
+from core.canonical import canonical_json, data_digest
+from core.findings import KINDS, Finding, Severity
+from core.markers import Marker, MarkerKind, parse_markers
+from core.session import Session, observe_result
+from core.transcript import LineProblem, Transcript, TranscriptError
+from core.verify import MarkerState, Report, verify
+
+__all__ = [
+    "COULD_NOT_BE_STORED",
+    "KINDS",
+    "NOWHERE_TO_PUT_IT",
+    "Analysis",
+    "ArtifactConflict",
+    "Finding",
+    "LineProblem",
+    "Marker",
+    "MarkerKind",
+    "MarkerSite",
+    "MarkerState",
+    "OpState",
+    "Report",
+    "Session",
+    "Severity",
+    "Store",
+    "Stored",
+    "ToolOperation",
+    "Transcript",
+    "TranscriptError",
+    "analyse",
+    "artifact_dir_for",
+    "canonical_json",
+    "content_digest",
+    "data_digest",
+    "elided_chars",
+    "excerpt",
+    "observe_result",
+    "parse_markers",
+    "stored_marker",
+    "unstored_marker",
+    "verify",
+]

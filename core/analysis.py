@@ -197,6 +197,7 @@ class _Pass:
         self.undispatched: dict[str, list[ToolOperation]] = {}
         self.unanswered: dict[str, list[ToolOperation]] = {}
         self.ids_seen: dict[str, int] = {}
+        self.first: Envelope | None = None
         # Replay state: entries in conversation order, index by id.
         self.entries: list[ReplayEntry] = []
         # Multi-candidate tool results, resolved once settles are known.
@@ -222,6 +223,8 @@ class _Pass:
 
     def envelope(self, env: Envelope) -> None:
         a = self.a
+        if self.first is None:
+            self.first = env
         a.envelopes += 1
         a.type_counts[env.type] += 1
         if env.id is not None:
@@ -414,9 +417,26 @@ class _Pass:
         a.replay = self.entries
         for chosen, candidates, content in self.ambiguous:
             self.resolve(chosen, candidates, content)
+        # A file in which nothing parses is not a transcript a crash tore: every
+        # bad line, the last one included, is an error.
+        nothing_parsed = a.envelopes == 0
         for problem in a.problems:
-            kind = "torn-tail" if problem.kind == "torn-tail" else "malformed-line"
-            a.findings.append(Finding(kind, problem.line, None, problem.message))
+            torn = problem.kind == "torn-tail" and not nothing_parsed
+            a.findings.append(
+                Finding(
+                    "torn-tail" if torn else "malformed-line", problem.line, None, problem.message
+                )
+            )
+        if self.first is not None and not isinstance(self.first, SessionMeta):
+            a.findings.append(
+                Finding(
+                    "malformed-line",
+                    self.first.line,
+                    None,
+                    f"the first envelope is a {self.first.type[:40]!r} line; "
+                    "a transcript starts with session-meta",
+                )
+            )
         for op in a.operations:
             self.check_operation(op)
         for site in a.excerpt_sites:

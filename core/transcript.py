@@ -157,6 +157,10 @@ class Transcript:
         """
         self.path = Path(path)
         self.artifact_dir = artifact_dir_for(self.path)
+        if self.path.is_symlink() and not os.path.lexists(self.artifact_dir):
+            # A transcript linked in from elsewhere keeps its artifacts beside the
+            # real file, which is where its writer put them.
+            self.artifact_dir = artifact_dir_for(self.path.resolve())
         try:
             self._fd = open_readonly(self.path)
         except FileNotFoundError:
