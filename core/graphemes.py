@@ -17,8 +17,11 @@ engine has to walk:
   can see through one, so a run of them is "length minus CR LF pairs"
   graphemes. That covers Latin, Cyrillic, Greek, CJK, kana, fullwidth forms...
 * Head and tail only look at a window near the cut, which starts at a
-  *certain* boundary (one that is a boundary whatever surrounds it), so the
-  engine can start there as if it were the start of the string.
+  *certain* boundary (one that the two characters around it decide on their
+  own, e.g. after LF or between two simple characters). The engine may start
+  at any boundary as if it were the start of the string (no rule's look-back
+  chain crosses a boundary), and at a certain one we know that without
+  running the engine from the start.
 
 Lone surrogates (from ``surrogateescape``-decoded bytes) are one grapheme each,
 like a control character (UAX #29 gives Cs the Control class). The engine
@@ -94,6 +97,7 @@ def _simple_ranges() -> list[tuple[int, int]]:
         _gcb.GRAPHEME_EXTEND,
         _gcb.GRAPHEME_ZWJ,
         _gcb.GRAPHEME_REGIONAL_INDICATOR,
+        _gcb.GRAPHEME_PREPEND,
         _gcb.GRAPHEME_SPACINGMARK,
         _gcb.GRAPHEME_L,
         _gcb.GRAPHEME_V,
@@ -276,7 +280,7 @@ def _engine_take(text: str, pos: int, stop: int, n: int, *, exact: bool) -> tupl
 
     Args:
         text: The string (no surrogates in ``text[pos:stop]``).
-        pos: Start; a certain boundary.
+        pos: Start; a boundary.
         stop: Where the engine must stop looking.
         n: Graphemes wanted.
         exact: Whether `stop` is a certain boundary. If not, the cluster that
@@ -309,7 +313,7 @@ def _skip(text: str, pos: int, n: int) -> int:
 
     Args:
         text: The string.
-        pos: Start; a certain boundary.
+        pos: Start; a boundary.
         n: Graphemes to skip.
 
     Returns:
@@ -354,8 +358,8 @@ def _skip(text: str, pos: int, n: int) -> int:
 def _certain_at_or_before(text: str, pos: int) -> int:
     """Nearest certain boundary at or before `pos`.
 
-    A certain boundary is one that UAX #29 puts there whatever comes before,
-    so the engine may start at it as if it were the start of the string. Text
+    A certain boundary is one the characters on either side of it decide
+    alone, so it is known without running the engine from the start. Text
     almost always has one within a character or two; scanning backwards in
     growing chunks keeps pathological text (megabytes of one script with no
     simple characters or controls) linear.
