@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -67,3 +68,57 @@ def test_check_on_hostile_input(case: Case, tmp_path: Path) -> None:
         assert errors_and_warnings == sorted(set(case.kinds)), row["findings"]
     else:
         assert set(case.kinds) <= set(kinds), row["findings"]
+
+
+def _deny(monkeypatch: pytest.MonkeyPatch, module: object, victim: Path) -> None:
+    """Make `os.open` of one path fail with EACCES, as it does for a non-root reader.
+
+    The suite runs as root in CI, where permission bits do not stop a read; this
+    is the same failure, injected where the code meets it.
+    """
+    real_open = os.open
+
+    def fake_open(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if Path(str(path)) == victim:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module.os, "open", fake_open)  # type: ignore[attr-defined]
+
+
+def test_an_artifact_that_cannot_be_read_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hostile import stored_run
+
+    # `core.verify` is also the name of the function the package exports.
+    path, artifact = stored_run(tmp_path)
+    _deny(monkeypatch, importlib.import_module("core.verify"), artifact)
+    code, rows, _ = run_check_json(path)
+    assert code == 1
+    (finding,) = rows[0]["findings"]  # type: ignore[misc]
+    assert finding["kind"] == "unreadable-artifact"
+    assert "Permission denied" in finding["message"]
+
+
+def test_a_transcript_that_cannot_be_read_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hostile import stored_run
+
+    path, _ = stored_run(tmp_path)
+    _deny(monkeypatch, importlib.import_module("core.transcript"), path)
+    code, rows, err = run_check_json(path)
+    assert (code, rows) == (2, [])
+    assert err == f"transcript-view: {path}: permission denied\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_real_permission_bits(tmp_path: Path) -> None:
+    from hostile import stored_run
+
+    path, artifact = stored_run(tmp_path)
+    artifact.chmod(0)
+    assert run_check_json(path)[0] == 1
+    path.chmod(0)
+    assert run_check_json(path)[0] == 2

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Run the whole benchmark suite and print one table of ratios.
+
+Every row compares our time with a reference measured in the same run on the
+same input (the machines are noisy; only ratios mean anything), and says the
+target. Big inputs are generated on first use under `benchmarks/data/`.
+
+    python3 dev.py bench            # everything
+    python3 dev.py bench check open # only some groups
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+#: Benchmark groups, in the order the scale issue lists its targets.
+GROUPS = {
+    "check": "bench_check",
+    "open": "bench_open",
+    "artifact": "bench_artifact",
+    "settle": "bench_settle",
+    "toolong": "bench_toolong",
+}
+
+_TARGET = re.compile(r"target\s*<=\s*([0-9.]+)")
+
+
+def main(argv: list[str]) -> int:
+    wanted = argv or list(GROUPS)
+    unknown = [w for w in wanted if w not in GROUPS]
+    if unknown:
+        print(f"unknown group(s) {unknown}; choose from {list(GROUPS)}", file=sys.stderr)
+        return 2
+    rows: list[tuple[str, float, float, str]] = []
+    started = time.time()
+    for group in wanted:
+        module = importlib.import_module(GROUPS[group])
+        print(f"running {group} ...", file=sys.stderr, flush=True)
+        rows.extend(module.run())
+    print(
+        f"\n{platform.node() or 'machine'}: {platform.machine()}, Python {platform.python_version()}, "
+        f"suite took {time.time() - started:.0f}s\n"
+    )
+    print("| benchmark | ours | reference | ratio | target | met |")
+    print("|---|---:|---|---:|---:|:-:|")
+    failed = 0
+    for label, ours, ref, what in rows:
+        ratio = ours / ref if ref else float("inf")
+        m = _TARGET.search(what)
+        target = float(m.group(1)) if m else None
+        met = "—" if target is None else ("yes" if ratio <= target else "no")
+        failed += met == "no"
+        ref_text = _TARGET.sub("", what).replace("()", "").strip(" ,;")
+        print(
+            f"| {label} | {_fmt(ours)} | {ref_text}: {_fmt(ref)} | {ratio:.2f}× | "
+            f"{'≤ ' + format(target, 'g') + '×' if target is not None else ''} | {met} |"
+        )
+    return 0
+
+
+def _fmt(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1000:.1f} ms"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
