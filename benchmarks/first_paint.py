@@ -12,6 +12,7 @@ from `/proc/<pid>/status` (VmHWM) before it is stopped.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import os
 import select
@@ -39,19 +40,18 @@ def _peak_rss_kib(pid: int) -> int | None:
     """VmHWM of a process and its descendants' maximum (the app may fork helpers)."""
     best: int | None = None
     pids = [pid]
-    try:
-        children = open(f"/proc/{pid}/task/{pid}/children").read().split()
-        pids += [int(c) for c in children]
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children") as fh:
+        pids += [int(c) for c in fh.read().split()]
     for p in pids:
         try:
-            for line in open(f"/proc/{p}/status"):
-                if line.startswith("VmHWM:"):
-                    value = int(line.split()[1])
-                    best = value if best is None else max(best, value)
+            with open(f"/proc/{p}/status") as fh:
+                status = fh.read()
         except OSError:
             continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                value = int(line.split()[1])
+                best = value if best is None else max(best, value)
     return best
 
 
@@ -107,10 +107,8 @@ def measure(
             peak = _peak_rss_kib(proc.pid) or peak
         peak = _peak_rss_kib(proc.pid) or peak
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait()
         os.close(master)
     return Paint(seen, peak, "\n".join(screen.display))

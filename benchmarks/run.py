@@ -46,10 +46,8 @@ def main(argv: list[str]) -> int:
         module = importlib.import_module(GROUPS[group])
         print(f"running {group} ...", file=sys.stderr, flush=True)
         rows.extend(module.run())
-    print(
-        f"\n{platform.node() or 'machine'}: {platform.machine()}, Python {platform.python_version()}, "
-        f"suite took {time.time() - started:.0f}s\n"
-    )
+    machine = f"{platform.machine()}, Python {platform.python_version()}"
+    print(f"\n{machine}, suite took {time.time() - started:.0f}s\n")
     print("| benchmark | ours | reference | ratio | target | met |")
     print("|---|---:|---|---:|---:|:-:|")
     failed = 0
