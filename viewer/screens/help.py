@@ -1,0 +1,147 @@
+"""The help screen: the keys of the screen below it and what marker badges mean.
+
+The keys are passed in (each screen knows its own), so the help never drifts
+from the bindings; the badge meanings are keyed by `core.verify.MarkerState`
+so a new state without an explanation is caught by the tests.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from core.verify import MarkerState
+from viewer import sanitize
+
+#: What each marker badge means, in the order they are explained.
+BADGE_MEANINGS: dict[MarkerState, str] = {
+    MarkerState.VERIFIED: (
+        "the full result is in the artifact directory; its size and sha256 match the "
+        "marker, and the head and tail the model saw are the file's start and end"
+    ),
+    MarkerState.MISSING: "the marker names a file that is not in the artifact directory",
+    MarkerState.DIGEST_MISMATCH: (
+        "the file has the right size but a different sha256: it changed after it was stored"
+    ),
+    MarkerState.SIZE_MISMATCH: (
+        "the file is not the size the marker says (a store cut short, or an edit)"
+    ),
+    MarkerState.EXCERPT_MISMATCH: (
+        "the file matches its digest, but the head or tail the model saw is not its "
+        "start or end"
+    ),
+    MarkerState.UNSAFE_NAME: (
+        "the marker names a path, not a plain file name (separators, '..', absolute); "
+        "it is never opened"
+    ),
+    MarkerState.UNREADABLE: (
+        "something is there but cannot be read: permissions, a fifo or device, or a "
+        "symlink leading out of the directory"
+    ),
+    MarkerState.NOT_STORED: (
+        "the run had nowhere to store the full result; only the excerpt exists"
+    ),
+    MarkerState.COULD_NOT_BE_STORED: (
+        "the run tried to store the full result and failed; only the excerpt exists"
+    ),
+    MarkerState.CHECKING: "the artifact is still being read and hashed",
+}
+
+INTRO = (
+    "A tool result longer than the limit reached the model as an excerpt: its head, "
+    "a marker line, and its tail. The full result went to <transcript>.artifacts/. "
+    "Each marker gets a badge saying what was found there:"
+)
+
+
+def _two_columns(rows: list[tuple[Text, Text]]) -> Table:
+    """A borderless two-column table: wrapped text keeps its hanging indent."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column(ratio=1)
+    for left, right in rows:
+        table.add_row(left, right)
+    return table
+
+
+def key_table(bindings: list[tuple[str, str]]) -> Table:
+    """The keys as two aligned columns, built from plain Text (never markup)."""
+    return _two_columns(
+        [(sanitize.text(key, style="bold"), sanitize.text(desc)) for key, desc in bindings]
+    )
+
+
+def badge_table() -> Table:
+    """Each badge name and its meaning, one per row."""
+    rows = [(Text(s.value, style="bold"), Text(meaning)) for s, meaning in BADGE_MEANINGS.items()]
+    return _two_columns(rows)
+
+
+class HelpScreen(ModalScreen[None]):
+    """A modal list of key bindings and marker badge meanings; escape, ? or q closes.
+
+    Args:
+        bindings: (key, description) pairs, shown in the order given.
+    """
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        #help-box {
+            width: 96;
+            max-width: 100%;
+            height: auto;
+            max-height: 100%;
+            background: $panel;
+            border: round $primary;
+            border-title-align: center;
+            padding: 0 1;
+        }
+        .help-heading { text-style: bold; color: $accent; }
+        #help-badges-heading { margin-top: 1; }
+        #help-keys, #help-badges { height: auto; }
+        #help-badges { padding-left: 0; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close"),
+    ]
+
+    def __init__(
+        self,
+        bindings: list[tuple[str, str]],
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.bindings = list(bindings)
+
+    def compose(self) -> ComposeResult:
+        """Keys first (what people open help for), then the badges."""
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = "Help"
+            box.border_subtitle = "escape / ? / q to close"
+            yield Static(Text("Keys"), classes="help-heading", markup=False)
+            yield Static(key_table(self.bindings), id="help-keys", markup=False)
+            yield Static(
+                Text("Marker badges"),
+                id="help-badges-heading",
+                classes="help-heading",
+                markup=False,
+            )
+            yield Static(Text(INTRO), id="help-intro", markup=False)
+            yield Static(badge_table(), id="help-badges", markup=False)
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss()

@@ -1,0 +1,355 @@
+"""The directory listing: every transcript in a directory, each verified in the background.
+
+`transcript-view DIR` starts here. Each `*.jsonl` file (not recursive, every
+one, `*.events.jsonl` included) gets a row at once; a thread worker per
+transcript runs `core.verify.verify` and fills in its counts as it finishes,
+so a directory of big transcripts is usable before everything is hashed. At
+most `VERIFY_AT_ONCE` verifications run together, to leave the UI a core.
+
+Artifact directories (`*.artifacts`) whose transcript is gone are listed too:
+their files are all orphans, and enter opens them in the orphans screen.
+
+Choosing a transcript posts `ListingScreen.Chosen(path)`; the app decides what
+to do with it (normally open the transcript's main screen). The listing does
+not open transcripts itself.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import get_current_worker
+
+from core.artifacts import artifact_dir_for
+from core.verify import list_orphans, verify
+from viewer import sanitize
+from viewer.fileview import human_size
+from viewer.screens.orphans import OrphansScreen, RowTable
+
+#: Cells of the status column (a verification error is cut with an ellipsis).
+STATUS_WIDTH = 30
+
+#: Verifications running at the same time (the machine may have two cores).
+VERIFY_AT_ONCE = 2
+
+TRANSCRIPT_SUFFIX = ".jsonl"
+ARTIFACTS_SUFFIX = ".artifacts"
+
+_COLUMNS: tuple[tuple[str, str, bool], ...] = (
+    ("name", "Name", False),
+    ("size", "Size", True),
+    ("envelopes", "Envelopes", True),
+    ("markers", "Verified", True),
+    ("errors", "Errors", True),
+    ("warnings", "Warnings", True),
+    ("status", "Status", False),
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of the listing."""
+
+    name: str
+    path: Path
+    is_transcript: bool
+    size: int = 0
+    """Bytes for a transcript; number of entries for an artifact directory."""
+
+
+def scan_directory(directory: Path) -> list[Entry]:
+    """Transcripts (`*.jsonl`, sorted) then artifact directories without a transcript.
+
+    An artifact directory belongs to any entry whose `artifact_dir_for` names
+    it (`run.jsonl` and `run` both own `run.artifacts`), so only directories no
+    sibling claims are listed. `lstat` only; nothing is opened.
+    """
+    try:
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+    claimed = {
+        artifact_dir_for(directory / e.name).name
+        for e in entries
+        if not e.name.endswith(ARTIFACTS_SUFFIX)
+    }
+    transcripts: list[Entry] = []
+    dirs: list[Entry] = []
+    for e in entries:
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if e.name.endswith(TRANSCRIPT_SUFFIX):
+            transcripts.append(Entry(e.name, Path(e.path), True, st.st_size))
+        elif (
+            e.name.endswith(ARTIFACTS_SUFFIX)
+            and stat.S_ISDIR(st.st_mode)
+            and e.name not in claimed
+        ):
+            dirs.append(Entry(e.name, Path(e.path), False, _count_entries(Path(e.path))))
+    return transcripts + dirs
+
+
+def _count_entries(path: Path, limit: int = 100_000) -> int:
+    n = 0
+    try:
+        with os.scandir(path) as it:
+            for _ in it:
+                n += 1
+                if n >= limit:
+                    break
+    except OSError:
+        return 0
+    return n
+
+
+class ListingScreen(Screen[None]):
+    """The transcripts in one directory with their verification counts.
+
+    Args:
+        directory: The directory to list (not recursive).
+
+    Enter on a transcript posts `ListingScreen.Chosen(path)`, which bubbles to
+    the app; enter on an orphaned artifact directory opens an `OrphansScreen`.
+    """
+
+    DEFAULT_CSS = """
+    ListingScreen {
+        layout: vertical;
+        #listing-title {
+            height: 1;
+            background: $panel;
+            text-style: bold;
+            padding: 0 1;
+        }
+        #listing-table { height: 1fr; }
+        #listing-empty { height: 1fr; content-align: center middle; color: $text-muted; }
+        #listing-status { height: 1; color: $text-muted; padding: 0 1; background: $panel; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back"),
+        Binding("enter", "choose", "Open"),
+    ]
+
+    @dataclass
+    class Chosen(Message):
+        """The person chose a transcript; the app should open `path`."""
+
+        path: Path
+
+    @dataclass
+    class Verified(Message):
+        """A worker finished one transcript (posted from its thread).
+
+        Attributes:
+            key: The row (the transcript's file name).
+            counts: envelopes, markers, verified, errors, warnings; None on failure.
+            error: Why verification failed, when it did.
+        """
+
+        key: str
+        counts: tuple[int, int, int, int, int] | None
+        error: str = ""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.directory = Path(directory)
+        self.entries: list[Entry] = []
+        self._slots = threading.BoundedSemaphore(VERIFY_AT_ONCE)
+        self._pending = 0
+        self.results: dict[str, ListingScreen.Verified] = {}
+        """Each finished verification by file name (for callers and tests)."""
+
+    def compose(self) -> ComposeResult:
+        """Title, table (or an empty note), status line, footer."""
+        title = Text("Transcripts in ", end="")
+        title.append_text(sanitize.text(self.directory.name + "/"))
+        yield Static(title, id="listing-title", markup=False)
+        yield RowTable(id="listing-table", cursor_type="row", zebra_stripes=True)
+        yield Static(Text(""), id="listing-status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """List the directory and start one verification worker per transcript."""
+        self.entries = scan_directory(self.directory)
+        table = self.query_one("#listing-table", DataTable)
+        for key, label, right in _COLUMNS:
+            # The status column has a fixed width: DataTable (8.2) sometimes keeps
+            # drawing an auto-width column at its old width after `update_cell`.
+            width = STATUS_WIDTH if key == "status" else None
+            table.add_column(
+                Text(label, justify="right" if right else "left"), key=key, width=width
+            )
+        if not self.entries:
+            table.display = False
+            self.mount(
+                Static(
+                    Text("No transcripts (*.jsonl) here"), id="listing-empty", markup=False
+                ),
+                after=table,
+            )
+        for entry in self.entries:
+            table.add_row(*self._initial_cells(entry), key=entry.name)
+        table.focus()
+        for entry in self.entries:
+            if entry.is_transcript:
+                self._pending += 1
+                self._verify(entry.name, entry.path)
+        self._update_status()
+
+    def _initial_cells(self, entry: Entry) -> list[Text]:
+        name = sanitize.text(entry.name + ("" if entry.is_transcript else "/"), no_wrap=True)
+        if entry.is_transcript:
+            return [
+                name,
+                Text(human_size(entry.size), justify="right"),
+                *(Text("") for _ in range(4)),
+                Text("checking…", style="dim italic"),
+            ]
+        files = f"{entry.size:,} file{'s' if entry.size != 1 else ''}"
+        return [
+            name,
+            Text(files, justify="right"),
+            *(Text("") for _ in range(4)),
+            Text("transcript gone", style="bold"),
+        ]
+
+    @work(thread=True, group="listing-verify", exit_on_error=False)
+    def _verify(self, key: str, path: Path) -> None:
+        """Verify one transcript in a thread; only posts a message back."""
+        worker = get_current_worker()
+        with self._slots:
+            if worker.is_cancelled:
+                return
+            try:
+                report = verify(path)
+            except Exception as exc:  # any failure belongs in the row, not a crash
+                # The row already names the file: drop the directory from the message.
+                why = (str(exc) or type(exc).__name__).replace(str(path), path.name)
+                why = why.removeprefix(f"{path.name}: ")
+                message = self.Verified(key, None, why)
+            else:
+                message = self.Verified(
+                    key,
+                    (
+                        report.envelopes,
+                        report.markers,
+                        report.verified,
+                        report.errors,
+                        report.warnings,
+                    ),
+                )
+        if not worker.is_cancelled:
+            self.post_message(message)
+
+    def on_listing_screen_verified(self, message: ListingScreen.Verified) -> None:
+        """Fill one row with its counts (or its error)."""
+        self.results[message.key] = message
+        self._pending = max(0, self._pending - 1)
+        table = self.query_one("#listing-table", DataTable)
+        if message.counts is None:
+            table.update_cell(
+                message.key,
+                "status",
+                sanitize.text(message.error, style="red", no_wrap=True, overflow="ellipsis"),
+            )
+        else:
+            envelopes, markers, verified, errors, warnings = message.counts
+            table.update_cell(
+                message.key,
+                "markers",
+                Text(f"{verified:,}/{markers:,}", justify="right"),
+                update_width=True,
+            )
+            for column, value in (
+                ("envelopes", envelopes),
+                ("errors", errors),
+                ("warnings", warnings),
+            ):
+                style = ""
+                if column == "errors" and value:
+                    style = "bold red"
+                elif column == "warnings" and value:
+                    style = "yellow"
+                table.update_cell(
+                    message.key,
+                    column,
+                    Text(f"{value:,}", style=style, justify="right"),
+                    update_width=True,
+                )
+            if errors:
+                status = Text(f"{errors:,} error{'s' if errors != 1 else ''}", style="bold red")
+            elif warnings:
+                status = Text(f"{warnings:,} warning{'s' if warnings != 1 else ''}", "yellow")
+            else:
+                status = Text("ok", style="green")
+            table.update_cell(message.key, "status", status)
+        self._update_status()
+
+    def _update_status(self) -> None:
+        transcripts = sum(1 for e in self.entries if e.is_transcript)
+        lost = len(self.entries) - transcripts
+        parts = [f"{transcripts:,} transcript{'s' if transcripts != 1 else ''}"]
+        if lost:
+            parts.append(f"{lost:,} artifact director{'ies' if lost != 1 else 'y'} without one")
+        parts.append(f"checking {self._pending:,}…" if self._pending else "all checked")
+        self.query_one("#listing-status", Static).update(Text(" · ".join(parts)))
+
+    # -- choosing ------------------------------------------------------------
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter (or a click) on a row chooses it."""
+        event.stop()
+        if event.row_key.value is not None:
+            self.choose(event.row_key.value)
+
+    def action_choose(self) -> None:
+        """Choose the highlighted row (when the table does not have focus)."""
+        table = self.query_one("#listing-table", DataTable)
+        if 0 <= table.cursor_row < len(self.entries):
+            self.choose(self.entries[table.cursor_row].name)
+
+    def choose(self, name: str) -> None:
+        """Post `Chosen` for a transcript; open the orphans of a lost artifact directory."""
+        entry = next((e for e in self.entries if e.name == name), None)
+        if entry is None:
+            return
+        if entry.is_transcript:
+            self.post_message(self.Chosen(entry.path))
+        else:
+            self.app.push_screen(OrphansScreen(entry.path, list_orphans(entry.path, ())))
+
+    def action_close(self) -> None:
+        """Back to the screen below; quit when the listing is the app's first screen.
+
+        An app that starts with the listing pushes it over Textual's blank
+        default screen (id `_default`); going "back" there would show nothing.
+        """
+        below = self.app.screen_stack[:-1]
+        if not below or (len(below) == 1 and below[0].id == "_default"):
+            self.app.exit()
+        else:
+            self.dismiss()

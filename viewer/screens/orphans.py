@@ -1,0 +1,291 @@
+"""The orphans screen: files in an artifact directory that no transcript line names.
+
+An orphan is what a crash between writing an artifact and writing its settle
+line leaves behind; a `.tmp-*.partial` file is an interrupted crash-safe store.
+Either may be the only copy of a tool result, so the screen shows enough to
+judge each one (size, time, first lines) and opens it read-only. Nothing can be
+deleted or changed from here.
+
+File names are hostile (a tool can choose them), so every name goes to the
+widgets as `rich.text.Text` built by `viewer.sanitize.text`, never as markup.
+The absolute directory path is not shown, only the directory's own name: it
+says which transcript the files belong to without making screenshots depend on
+where the directory happens to be.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import get_current_worker
+
+from core.transcript import TranscriptError, open_readonly
+from core.verify import OrphanFile, resolve_inside
+from viewer import sanitize
+from viewer.fileview import ArtifactScreen, human_size
+
+#: How much of each orphan the preview reads, at most.
+PREVIEW_BYTES = 4096
+#: Lines of the highlighted orphan shown in the preview pane.
+PREVIEW_LINES = 6
+
+PARTIAL_NOTE = "partial write — an interrupted store"
+
+
+def iso_utc(mtime: float) -> str:
+    """A modification time as ISO 8601 UTC to the second: `2026-08-09T13:10:08Z`."""
+    return datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_preview(directory: Path, name: str, limit: int = PREVIEW_BYTES) -> list[str]:
+    """The first lines of `directory/name`, sanitised, from at most `limit` bytes.
+
+    Never blocks or leaves the directory: the name is resolved with
+    `resolve_inside` (a symlink out of it is refused) and opened with
+    `open_readonly` (a fifo or device is refused without blocking). A problem
+    becomes a one-line description instead of an exception.
+    """
+    path, why = resolve_inside(directory, name)
+    if path is None:
+        return [f"(not previewed: {why})"]
+    try:
+        fd = open_readonly(path)
+    except (TranscriptError, OSError) as exc:
+        return [sanitize.visible(f"(not previewed: {getattr(exc, 'strerror', None) or exc})")]
+    try:
+        data = os.pread(fd, limit, 0)
+    except OSError as exc:
+        return [f"(not previewed: {exc.strerror or exc})"]
+    finally:
+        os.close(fd)
+    if not data:
+        return ["(empty file)"]
+    text = data.decode("utf-8", errors="replace")
+    if len(data) == limit and "\n" in text:
+        # The last line was cut by the read limit; show only whole lines.
+        text = text[: text.rfind("\n")]
+    return [sanitize.visible(line) for line in text.split("\n")]
+
+
+class RowTable(DataTable[Text]):
+    """A row-cursor DataTable where home/end go to the first/last row (not column)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+    ]
+
+
+class OrphansScreen(Screen[None]):
+    """Every orphan of one artifact directory, with a preview; enter opens one.
+
+    Args:
+        artifact_dir: The artifact directory the orphans are in.
+        orphans: What `core.verify.list_orphans` found there (any order).
+        time_format: Turns an mtime into text; ISO 8601 UTC by default.
+    """
+
+    DEFAULT_CSS = """
+    OrphansScreen {
+        layout: vertical;
+        #orphans-title {
+            height: 1;
+            background: $panel;
+            text-style: bold;
+            padding: 0 1;
+        }
+        #orphans-about { height: auto; color: $text-muted; padding: 0 1; }
+        #orphans-empty { height: 1fr; content-align: center middle; color: $text-muted; }
+        #orphans-table { height: 1fr; }
+        #orphans-preview {
+            height: auto;
+            max-height: 10;
+            border-top: solid $primary 50%;
+            border-title-color: $text-muted;
+            padding: 0 1;
+            color: $foreground 80%;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Back"),
+        Binding("enter", "open", "Open", show=True, priority=False),
+    ]
+
+    @dataclass
+    class PreviewsRead(Message):
+        """Posted by the preview worker: first lines per orphan name."""
+
+        previews: dict[str, list[str]]
+
+    def __init__(
+        self,
+        artifact_dir: Path,
+        orphans: list[OrphanFile],
+        *,
+        time_format: Callable[[float], str] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.artifact_dir = Path(artifact_dir)
+        self.orphans = sorted(orphans, key=lambda o: o.name)
+        self._time_format = time_format or iso_utc
+        self._previews: dict[str, list[str]] = {}
+
+    # -- layout --------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Title, a sentence on what orphans are, the table and the preview."""
+        partial = sum(1 for o in self.orphans if o.partial_write)
+        title = Text("Orphaned artifacts in ", end="")
+        title.append_text(sanitize.text(self.artifact_dir.name + "/"))
+        if self.orphans:
+            title.append(
+                f" — {len(self.orphans):,} file{'s' if len(self.orphans) != 1 else ''}"
+                + (f", {partial:,} partial" if partial else "")
+            )
+        yield Static(title, id="orphans-title", markup=False)
+        if not self.orphans:
+            yield Static(Text("No orphaned artifacts"), id="orphans-empty", markup=False)
+            yield Footer()
+            return
+        about = Text(
+            "No transcript line names these files: a run stopped between storing a result "
+            "and recording it, so one may hold the only copy. Read-only: nothing can be "
+            "deleted from here."
+        )
+        if partial:
+            about.append("\npartial", style="bold")
+            about.append(f": {PARTIAL_NOTE} (a leftover temp file).")
+        yield Static(about, id="orphans-about", markup=False)
+        yield RowTable(id="orphans-table", cursor_type="row", zebra_stripes=True)
+        preview = Static(Text(""), id="orphans-preview", markup=False)
+        yield preview
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Fill the table and start reading previews in a worker."""
+        if not self.orphans:
+            return
+        table = self.query_one("#orphans-table", DataTable)
+        table.add_column(Text("Kind"), key="kind")
+        table.add_column(Text("File"), key="file")
+        table.add_column(Text("Size", justify="right"), key="size")
+        table.add_column(Text("Bytes", justify="right"), key="bytes")
+        table.add_column(Text("Modified (UTC)"), key="mtime")
+        for o in self.orphans:
+            table.add_row(*self._cells(o), key=o.name)
+        table.focus()
+        self._show_preview(self.orphans[0].name)
+        self._read_previews()
+
+    @staticmethod
+    def _kind(o: OrphanFile) -> Text:
+        if o.partial_write:
+            return Text("partial", style="bold")
+        if o.kind != "file":
+            return sanitize.text(o.kind.removeprefix("a ").removeprefix("an "), style="italic")
+        return Text("orphan", style="dim")
+
+    def _cells(self, o: OrphanFile) -> list[Text]:
+        return [
+            self._kind(o),
+            sanitize.text(o.name, no_wrap=True),
+            Text(human_size(o.size), justify="right"),
+            Text(f"{o.size:,}", justify="right"),
+            Text(self._time_format(o.mtime)),
+        ]
+
+    # -- previews ------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="orphan-previews", exit_on_error=False)
+    def _read_previews(self) -> None:
+        """Read each orphan's first bytes off the UI thread (a slow disk must not freeze it)."""
+        worker = get_current_worker()
+        previews: dict[str, list[str]] = {}
+        for o in self.orphans:
+            if worker.is_cancelled:
+                return
+            if o.kind != "file":
+                previews[o.name] = [sanitize.visible(f"({o.kind}: not read)")]
+                continue
+            previews[o.name] = read_preview(self.artifact_dir, o.name)
+        self.post_message(self.PreviewsRead(previews))
+
+    def on_orphans_screen_previews_read(self, message: OrphansScreen.PreviewsRead) -> None:
+        """Fill the first-line column and the preview pane."""
+        self._previews = message.previews
+        table = self.query_one("#orphans-table", DataTable)
+        row = table.cursor_row
+        if 0 <= row < len(self.orphans):
+            self._show_preview(self.orphans[row].name)
+
+    def _show_preview(self, name: str) -> None:
+        pane = self.query_one("#orphans-preview", Static)
+        orphan = next((o for o in self.orphans if o.name == name), None)
+        note = f" ({PARTIAL_NOTE})" if orphan is not None and orphan.partial_write else ""
+        # A Text, not a str: a str border title is parsed as markup.
+        pane.border_title = sanitize.text(f"First lines of {name}{note}")
+        lines = self._previews.get(name)
+        if lines is None:
+            pane.update(Text("reading…", style="dim"))
+            return
+        body = Text("\n".join(lines[:PREVIEW_LINES]), no_wrap=True, overflow="ellipsis")
+        pane.update(body)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Follow the cursor with the preview pane."""
+        if event.row_key.value is not None:
+            self._show_preview(event.row_key.value)
+
+    # -- opening -------------------------------------------------------------
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter (or a click) on a row opens that file."""
+        event.stop()
+        if event.row_key.value is not None:
+            self.open_orphan(event.row_key.value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide "open" when there is nothing to open."""
+        return bool(self.orphans) or action != "open"
+
+    def action_open(self) -> None:
+        """Open the highlighted orphan (when the table does not have focus)."""
+        table = self.query_one("#orphans-table", DataTable) if self.orphans else None
+        if table is not None and 0 <= table.cursor_row < len(self.orphans):
+            self.open_orphan(self.orphans[table.cursor_row].name)
+
+    def open_orphan(self, name: str) -> None:
+        """Push an `ArtifactScreen` for `name`, or say why it cannot be opened."""
+        orphan = next((o for o in self.orphans if o.name == name), None)
+        if orphan is not None and orphan.kind != "file":
+            self.notify(sanitize.visible(f"{name}: {orphan.kind}, not opened"), markup=False)
+            return
+        path, why = resolve_inside(self.artifact_dir, name)
+        if path is None:
+            self.notify(sanitize.visible(f"{name}: {why}"), severity="error", markup=False)
+            return
+        self.app.push_screen(ArtifactScreen(path, f"{self.artifact_dir.name}/{name}"))
+
+    def action_close(self) -> None:
+        """Back to the screen below (or quit if this is the only one)."""
+        if len(self.app.screen_stack) > 1:
+            self.dismiss()
+        else:
+            self.app.exit()
