@@ -80,18 +80,24 @@ def observe_result(content: str, limit: int | None, op_id: str, store: Store | N
     into the excerpt. A failed write is shielded: the model still gets an excerpt
     that says the result could not be stored. With no store (a run without a
     session) the marker says the result was not stored.
+
+    With a store, whether to excerpt at all is decided from the head and tail
+    alone, which only look at windows near the ends: the result has more than
+    `limit` graphemes exactly when its first ``head_n`` and last ``tail_n``
+    graphemes do not meet. The full count (needed only for the marker) is then
+    left to `Store.store`, which overlaps it with hashing and writing the file:
+    counted once, and on two cores nearly for free.
     """
     if limit is None or limit <= 0:
         return Observed(content)
     head_n, tail_n = head_tail_sizes(limit)
-    chars, head, tail = graphemes.cut(content, head_n, tail_n)
-    if chars <= limit:
-        return Observed(content)
-    elided = elided_chars(chars, limit)
     warning: str | None = None
     if store is not None:
+        head, tail = graphemes.head(content, head_n), graphemes.tail(content, tail_n)
+        if len(head) + len(tail) >= len(content):
+            return Observed(content)  # they meet: at most `limit` graphemes
         try:
-            stored = store.store(op_id, content, chars=chars)
+            stored = store.store(op_id, content)
         except OSError as exc:
             warning = (
                 "the full tool result could not be written to an artifact file; the model "
@@ -99,9 +105,14 @@ def observe_result(content: str, limit: int | None, op_id: str, store: Store | N
             )
             log.warning("%s [op-id %s]", warning, op_id)
         else:
+            elided = elided_chars(stored.chars, limit)
             marker = stored_marker(elided, stored)
             artifact = {**stored.as_dict(), "elided-chars": elided}
             return Observed(head + "\n" + marker + "\n" + tail, artifact)
+    chars, head, tail = graphemes.cut(content, head_n, tail_n)
+    if chars <= limit:
+        return Observed(content)
+    elided = elided_chars(chars, limit)
     data = to_bytes(content)
     why = COULD_NOT_BE_STORED if warning is not None else NOWHERE_TO_PUT_IT
     marker = unstored_marker(elided, len(data), content_digest(data), why)

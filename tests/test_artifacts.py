@@ -259,3 +259,33 @@ def test_markers_round_trip_through_the_parser(
     assert m.kind is MarkerKind.STORED and m.on_own_line(text) and m.safe_name
     (u,) = parse_markers(unstored_marker(elided, size, digest, why))
     assert (u.elided, u.bytes, u.file, u.digest, u.why) == (elided, size, None, digest, why)
+
+
+# -- the parallel store path (hash and write in threads) behaves exactly like the plain one --
+
+
+@pytest.mark.parametrize("threshold", [0, 1 << 40], ids=["parallel", "inline"])
+def test_both_store_paths_write_the_same_thing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threshold: int
+) -> None:
+    import core.artifacts as artifacts
+
+    monkeypatch.setattr(artifacts, "PARALLEL_STORE_BYTES", threshold)
+    store = Store(tmp_path / "p.artifacts")
+    content = "e\u0301 日本 👩\u200d💻\r\n" * 5000
+    stored = store.store("op", content)
+    data = (tmp_path / "p.artifacts" / "op.txt").read_bytes()
+    assert data == content.encode()
+    assert stored.digest == hashlib.sha256(data).hexdigest()
+    assert stored.chars == graphemes.count(content) and stored.bytes == len(data)
+    assert store.store("op", content) == stored
+    with pytest.raises(ArtifactConflict):
+        store.store("op", content + "!")
+    raw = (b"\xff junk \x80" * 1000).decode("utf-8", "surrogateescape")
+    assert (tmp_path / "p.artifacts" / store.store("raw", raw).file).read_bytes() == (
+        b"\xff junk \x80" * 1000
+    )
+    assert sorted(os.listdir(tmp_path / "p.artifacts")) == ["op.txt", "raw.txt"]
+    (tmp_path / "f.artifacts").write_text("file")
+    with pytest.raises(OSError):
+        Store(tmp_path / "f.artifacts").store("op", content)

@@ -167,6 +167,83 @@ def test_every_simple_character_behaves_as_the_fast_paths_assume() -> None:
     assert sum(1 for _ in iter_graphemes("".join(simple))) == len(simple)
 
 
+# One character of every kind a rule tells apart (GCB class, InCB, emoji), for
+# probing a character's behaviour on either side.
+NEIGHBOURS = [
+    "a", "\x00", "\x85", "\r", "\n", "\u0301", "\u200d", "\u0903", "\u0600",
+    "\u1100", "\u1161", "\u11a8", "\uac00", "\uac01", "\U0001f1e6", "\U0001f44d",
+    "\u0915", "\u094d", "\u1cf5", "\u0300", "\u00a9",
+]  # fmt: skip
+
+
+def _chars(ranges: list[tuple[int, int]]) -> list[str]:
+    return [chr(cp) for lo, hi in ranges for cp in range(lo, hi + 1)]
+
+
+def _lengths(text: str) -> list[int]:
+    return [len(cluster) for cluster in iter_graphemes(text)]
+
+
+def test_every_pack_end_behaves_exactly_like_a() -> None:
+    """`count` replaces a run with "a"; each character that may end a run is "a" to the engine.
+
+    NUL-fenced probes with every kind of neighbour before and after, plus the
+    look-back chains (emoji ZWJ, flags, conjuncts): the clusters are the same
+    with the character or with "a" in its place. This is what rules out U+1CF5
+    (simple, but an InCB Linker that joins a following consonant since Unicode 18).
+    """
+    ends = [chr(cp) for cp in range(0x20, 0x7F)] + _chars(graphemes._base_ranges())
+    assert len(ends) > 40_000
+    assert "\u1cf5" not in ends and "\u1cf6" not in ends
+    probes = [n + "{}" for n in NEIGHBOURS] + ["{}" + n for n in NEIGHBOURS]
+    probes += [
+        "\u0915\u094d{}\u0915", "{}\u094d\u0915", "\u1cf5\u0300{}\u0915",
+        "\U0001f44d\u200d{}\U0001f44d", "{}\u200d\U0001f44d",
+        "\U0001f1e6{}\U0001f1e6", "\u1100{}\u1161", "\u0600{}\u0301",
+    ]  # fmt: skip
+    for probe in probes:
+        got = _lengths("\x00".join(probe.format(c) for c in ends))
+        assert got == _lengths("\x00".join(probe.format("a") for _ in ends)), probe
+
+
+def test_every_interior_character_breaks_from_every_run_neighbour() -> None:
+    """Inside a packed run, every pair of neighbours is a boundary (CR LF aside).
+
+    Each non-ASCII interior character (simple, controls, Hangul syllables) next
+    to one representative of every interior kind, on both sides.
+    """
+    interior = _chars(graphemes._interior_ranges())
+    assert len(interior) > 50_000
+    assert {"\x85", "\u200b", "\uac00", "\ud7a3", "\u1cf5"} <= set(interior)
+    assert not {"\u0301", "\u0915", "\u1100", "\u1161", "\u11a8", "\ud800"} & set(interior)
+    for rep in ["a", "\x00", "\r", "\n", "\x85", "\u200b", "日", "\uac00", "\uac01", "\u1cf5"]:
+        for probe in (rep + "{}", "{}" + rep):
+            text = "\x00".join(probe.format(c) for c in interior)
+            assert sum(1 for _ in iter_graphemes(text)) == 3 * len(interior) - 1, (rep, probe)
+
+
+def test_has_surrogates() -> None:
+    assert not graphemes._has_surrogates("")
+    assert not graphemes._has_surrogates("abc 日本 👍\U0010ffff")
+    assert graphemes._has_surrogates("abc\udcff")
+    assert graphemes._has_surrogates("\ud800")
+
+
+PACK_FRAGMENTS = [
+    "a", "Z", " ", "\r", "\n", "\r\n", "\x00", "\x85", "\u200b", "\u00ad",
+    "abcd", "lorem ipsum", "日本語の", "가나다라", "가", "각", "ab\x85cd", "x\u1cf5y",
+    "\u1cf5", "\u1cf6", "\u0915", "\u094d", "\u0301", "\u0300", "\u200d", "\ufe0f",
+    "\u0903", "\u0600", "\u1100", "\u1161", "\u11a8", "👍", "\U0001f1e6", "\udcff",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PACK_FRAGMENTS), max_size=60).map("".join))
+def test_count_with_packed_runs_equals_plain_engine(text: str) -> None:
+    """Runs of every packable kind with every kind of neighbour at their ends."""
+    assert count(text) == len(reference(text))
+
+
 # -- fast paths against the plain engine --------------------------------------------
 
 FRAGMENTS = [
@@ -249,6 +326,13 @@ def test_long_ascii_between_anything(left: str, right: str, width: int) -> None:
         "日本語のテキスト\u0301日本語",  # Extend after a CJK run
         "\u0600日本語のテキスト",  # Prepend before a CJK run
         "가나다라마바사아\u11a8",  # Hangul is not simple
+        "\u1100가나다라마바사",  # L before a run of syllables: joins the first
+        "abcd가나다라마바사\u11a8",  # ...and T after one: joins the last
+        "abcdefg\u1cf5\u0915",  # a linker at the end of a run joins a consonant
+        "\u0915\u094d\u1cf5abcdefg\u1cf5",  # linkers at both ends
+        "abc\x85def\u200bghi\u0301",  # controls inside a run, Extend after it
+        "abcdefg\x00\u0301",  # a control never ends a run: Extend after it stands alone
+        "\u0600\x85abcdefg",  # ...nor starts one: a Prepend before it stands alone
     ],
 )
 def test_seams(text: str) -> None:

@@ -174,3 +174,27 @@ def test_a_session_round_trip_reads_back_and_verifies_clean(tmp_path: Path) -> N
         "tool",
         "assistant",
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "limit", "stored", "elided"),
+    [
+        ("e\u0301" * 4, 4, False, 0),
+        ("e\u0301" * 5, 4, True, 1),
+        ("e\u0301", 1, False, 0),
+        ("ab", 1, True, 1),
+        ("a\r\nb", 3, False, 0),
+        ("a\r\nb", 2, True, 1),
+    ],
+)
+def test_the_threshold_counts_graphemes_on_the_store_path(
+    tmp_path: Path, content: str, limit: int, stored: bool, elided: int
+) -> None:
+    observed = observe_result(content, limit, "op", Store(tmp_path / "s.artifacts"))
+    assert bool(observed.artifact) is stored
+    if stored:
+        assert observed.artifact["elided-chars"] == elided
+        assert observed.artifact["chars"] == graphemes.count(content)
+    else:
+        assert observed.content == content
+        assert not (tmp_path / "s.artifacts").exists()
