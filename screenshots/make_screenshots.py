@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Regenerate the SVG screenshots in screenshots/ from the bundled examples.
+
+Every picture is taken by driving the real app headlessly (`App.run_test`) and
+saving what is on screen (`App.save_screenshot`), after waiting for all of its
+background workers, so the images show the finished state and are never edited
+by hand. Run it with the project's environment:
+
+    python3 dev.py screenshots        (or: .venv/bin/python screenshots/make_screenshots.py)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from textual.pilot import Pilot  # noqa: E402
+
+from viewer.app import TranscriptApp  # noqa: E402
+
+EXAMPLES = ROOT / "examples"
+SIZE = (120, 40)
+
+Script = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until no worker is pending or running (handlers start new ones)."""
+    app = pilot.app
+    for _ in range(50):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.state.name in ("PENDING", "RUNNING") for w in app.workers):
+            return
+
+
+async def nothing(pilot: Pilot[Any]) -> None:
+    """Just the opened transcript."""
+
+
+async def open_artifact(pilot: Pilot[Any]) -> None:
+    """The first marker's artifact opened inline under it."""
+    await pilot.press("n", "enter")
+    await settle(pilot)
+
+
+async def artifact_boundary(pilot: Pilot[Any]) -> None:
+    """The opened artifact where the head the model saw ends and the unseen part begins."""
+    await open_artifact(pilot)
+    view = pilot.app.screen.view  # type: ignore[attr-defined]
+    doc = view.doc
+    for i in range(doc.total_rows):
+        row = doc.row(i)
+        if row is not None and row.kind == "art" and row.text.plain.lstrip().startswith("┆"):
+            view.set_cursor(i, scroll=False)
+            view.scroll_cursor_visible(center=True)
+            break
+    await pilot.pause()
+
+
+async def first_problem(pilot: Pilot[Any]) -> None:
+    """The cursor on the first thing that did not verify."""
+    await pilot.press("p")
+
+
+async def model_view(pilot: Pilot[Any]) -> None:
+    """What the model is sent next."""
+    await pilot.press("m")
+    await settle(pilot)
+
+
+async def search(pilot: Pilot[Any]) -> None:
+    """A search with its hits highlighted."""
+    await pilot.press("slash", *"offset", "enter")
+    await settle(pilot)
+
+
+async def help_screen(pilot: Pilot[Any]) -> None:
+    """The help screen."""
+    await pilot.press("question_mark")
+    await pilot.pause()
+
+
+async def orphans(pilot: Pilot[Any]) -> None:
+    """The orphans screen of the broken example."""
+    await pilot.press("o")
+    await settle(pilot)
+
+
+SHOTS: list[tuple[str, str, Script]] = [
+    ("demo", "demo.jsonl", nothing),
+    ("demo-artifact", "demo.jsonl", open_artifact),
+    ("demo-artifact-unseen", "demo.jsonl", artifact_boundary),
+    ("demo-model-view", "demo.jsonl", model_view),
+    ("demo-search", "demo.jsonl", search),
+    ("broken", "broken.jsonl", first_problem),
+    ("broken-orphans", "broken.jsonl", orphans),
+    ("help", "demo.jsonl", help_screen),
+]
+
+
+async def shoot(name: str, transcript: str, script: Script) -> Path:
+    """Open one example, run a script, save the screen as screenshots/<name>.svg."""
+    app = TranscriptApp(EXAMPLES / transcript)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await script(pilot)
+        await settle(pilot)
+        return Path(app.save_screenshot(f"{name}.svg", path=str(HERE)))
+
+
+def main() -> int:
+    """Write every screenshot; print each path."""
+    for name, transcript, script in SHOTS:
+        print(asyncio.run(shoot(name, transcript, script)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,475 @@
+"""Building blocks: the rows of one transcript line (file view) or replay entry (model view).
+
+`RowBuilder` adds the line-number gutter, wraps text to the width and collapses
+long pieces to a few rows with a "… N more lines" row; `build_envelope` knows
+how every envelope type is shown; `FileSource` and `ModelSource` are what a
+`viewer.document.Document` lays out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from rich.cells import chop_cells
+from rich.text import Text
+
+from core.analysis import ToolOperation
+from core.envelopes import (
+    Compaction,
+    Elision,
+    Envelope,
+    Grants,
+    Message,
+    RunContext,
+    SessionMeta,
+    Subagent,
+    ToolDispatched,
+    ToolSettled,
+)
+from core.findings import Finding, Severity
+from core.markers import Marker
+from core.transcript import LineProblem, Transcript
+from viewer.context import ViewContext
+from viewer.rows import (
+    COLLAPSE_ROWS,
+    DIM,
+    GUTTER,
+    KEEP_HEAD,
+    KEEP_TAIL,
+    MARKER_STYLE,
+    QUOTED_STYLE,
+    ROLE_STYLES,
+    Block,
+    InlineArtifact,
+    Row,
+    SiteKey,
+    badge_text,
+    compact_json,
+    describe_op,
+    plural,
+    short_id,
+    wrap,
+)
+from viewer.sanitize import visible
+
+# -- building rows -----------------------------------------------------------------------------
+
+
+class RowBuilder:
+    """Accumulates the rows of one block, adding the gutter and collapsing long pieces."""
+
+    def __init__(
+        self, view: str, key: int, line: int, ctx: ViewContext, expand: bool = False
+    ) -> None:
+        """`key` identifies the block within its view; `expand` shows every row (search)."""
+        self.view = view
+        self.key = key
+        self.line = line
+        self.ctx = ctx
+        self.rows: list[Row] = []
+        self.inserts: list[tuple[int, InlineArtifact]] = []
+        self.expanded = expand or (view, key) in ctx.expanded
+        self.collapsed_any = False
+
+    def _gutter(self) -> Text:
+        if not self.rows and self.line > 0:
+            return Text(f"{self.line:>{GUTTER - 1}} ", style=DIM)
+        return Text(" " * GUTTER)
+
+    def head(self, text: Text, kind: str = "head") -> None:
+        """A one-row heading, cut with an ellipsis at the width."""
+        row = self._gutter()
+        row.append_text(text)
+        row.truncate(self.ctx.width, overflow="ellipsis")
+        self.rows.append(Row(row, kind, self.line))
+
+    def text(self, body: str, style: str = "", indent: int = 2, limit: int = COLLAPSE_ROWS) -> None:
+        """A text piece wrapped to the width, collapsed to a few rows unless expanded."""
+        width = self.ctx.width - GUTTER - indent
+        pieces = wrap(body, width)
+        pad = " " * indent
+        if not self.expanded and len(pieces) > limit:
+            keep_head = min(KEEP_HEAD, max(limit - 1, 1))
+            keep_tail = min(KEEP_TAIL, max(limit - keep_head - 1, 0))
+            hidden = len(pieces) - keep_head - keep_tail
+            shown: list[str | int] = [*pieces[:keep_head], hidden]
+            if keep_tail:
+                shown.extend(pieces[-keep_tail:])
+            self.collapsed_any = True
+        else:
+            shown = list(pieces)
+        for piece in shown:
+            row = self._gutter()
+            if isinstance(piece, int):
+                row.append(pad + f"… {plural(piece, 'more line')} (enter to expand)", style=DIM)
+                self.rows.append(Row(row, "more", self.line))
+            else:
+                row.append(pad)
+                row.append(piece, style=style)
+                self.rows.append(Row(row, "body", self.line))
+
+    def marker(self, key: SiteKey, marker: Marker, quoted: bool, indent: int = 2) -> None:
+        """A marker on its own row(s): a badge and the marker text, or a quoted label."""
+        width = self.ctx.width - GUTTER - indent
+        pad = " " * indent
+        if quoted:
+            label = Text("❝ quoted ", style="italic grey70")
+            style = QUOTED_STYLE
+            kind = "quoted"
+        else:
+            label = badge_text(self.ctx.marker_state(key, marker))
+            label.append(" ")
+            style = MARKER_STYLE
+            kind = "marker"
+        first = width - label.cell_len
+        shown = visible(marker.text)
+        parts = chop_cells(shown, max(first, 10)) if shown else [""]
+        rest = "".join(parts[1:])
+        lines = [parts[0], *(wrap(rest, width) if rest else [])]
+        for i, piece in enumerate(lines):
+            row = self._gutter()
+            row.append(pad)
+            if i == 0:
+                row.append_text(label)
+            row.append(piece, style=style)
+            self.rows.append(Row(row, kind, self.line, key, cont=i > 0))
+        if not quoted:
+            for f in self.ctx.site_findings.get(key, []):
+                self.finding_row(f, indent + 2, key)
+        art = self.ctx.open_artifacts.get(key)
+        if art is not None and not quoted:
+            self.inserts.append((len(self.rows) - 1, art))
+
+    def content(self, line: int, role: str, content: str) -> None:
+        """Message content, split around markers that stand on their own line."""
+        markers = [
+            (m, q) for m, q in self.ctx.markers_of(line, role, content) if m.on_own_line(content)
+        ]
+        pos = 0
+        for m, quoted in markers:
+            before = content[pos : m.start]
+            if before.endswith("\n"):
+                before = before[:-1]
+            if pos > 0 and before.startswith("\n"):
+                before = before[1:]
+            if before or (pos == 0 and m.start > 0):
+                self.text(before)
+            self.marker((line, m.start), m, quoted)
+            pos = m.end
+        rest = content[pos:]
+        if pos > 0 and rest.startswith("\n"):
+            rest = rest[1:]
+        if rest or pos == 0:
+            self.text(rest)
+
+    def findings(self) -> None:
+        """Errors and warnings the analysis found on this line, one row each."""
+        for f in self.ctx.findings_by_line.get(self.line, []):
+            if f.kind in ("malformed-line", "torn-tail") and not self.rows:
+                continue
+            self.finding_row(f)
+
+    def finding_row(self, f: Finding, indent: int = 2, site: SiteKey | None = None) -> None:
+        """One finding: its kind in the colour of its severity, and its message."""
+        style = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow"}.get(f.severity, DIM)
+        row = self._gutter()
+        row.append(" " * indent + f"⚠ {f.kind}: ", style=style)
+        row.append(visible(f.message))
+        row.truncate(self.ctx.width, overflow="ellipsis")
+        self.rows.append(Row(row, "finding", self.line, site))
+
+    def block(self) -> Block:
+        """The finished block (a blank source line still gets no rows)."""
+        return Block(self.line, self.rows, self.inserts, self.ctx.width)
+
+
+def _role_head(role: str, msg: Message | None, extra: str = "") -> Text:
+    head = Text(role, style=ROLE_STYLES.get(role, "bold"))
+    if msg is not None:
+        tags = []
+        if msg.sysprompt:
+            tags.append("system prompt")
+        if msg.sticky:
+            tags.append("sticky")
+        if msg.depth is not None:
+            tags.append(f"depth {msg.depth}")
+        if msg.is_error:
+            tags.append("error")
+        for tag in tags:
+            head.append(" ")
+            head.append(f" {tag} ", style="bold black on magenta" if tag != "error" else "on red3")
+    if extra:
+        head.append("  ")
+        head.append(visible(extra), style=DIM)
+    return head
+
+
+def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
+    """Rows for one transcript line in file order."""
+    ctx = b.ctx
+    if isinstance(parsed, LineProblem):
+        head = Text(f"✗ {parsed.kind}  ", style="bold red")
+        head.append(visible(parsed.message), style="red")
+        b.head(head, "problem")
+        b.text("raw: " + parsed.raw.decode("utf-8", errors="replace"), style=DIM, limit=2)
+        return
+    env = parsed
+    if isinstance(env, SessionMeta):
+        head = Text("session", style="bold reverse")
+        head.append("  session-meta", style=DIM)
+        b.head(head)
+        for key, value in env.payload.items():
+            shown = value if isinstance(value, str) else compact_json(value)
+            b.text(f"{key}: {shown}", limit=2)
+    elif isinstance(env, Message):
+        op = ctx.op_by_message.get(env.line)
+        if env.role == "tool":
+            tool = op.tool if op is not None else ""
+            extra = f"← {tool}  call {short_id(env.tool_call_id, 16)}"
+            if ctx.analysis is not None:
+                extra += f" · {describe_op(op)}"
+            b.head(_role_head("tool", env, extra))
+        else:
+            b.head(_role_head(env.role, env))
+        b.content(env.line, env.role, env.content)
+        for call in env.tool_calls:
+            call_op = ctx.op_by_call.get((env.line, call.id))
+            head = Text("  ⚙ ", style="bold")
+            head.append(visible(call.name) or "?", style="bold yellow")
+            head.append(f"  call {visible(short_id(call.id, 16))}", style=DIM)
+            if ctx.analysis is not None:
+                head.append(f" · {describe_op(call_op)}", style=_op_style(call_op))
+            b.head(head)
+            b.text(call.arguments, indent=6, limit=3)
+    elif isinstance(env, ToolDispatched):
+        op = ctx.op_by_dispatch.get(env.line)
+        head = Text("dispatch ", style="bold blue")
+        head.append(visible(env.tool), style="bold yellow")
+        head.append(
+            f"  op {short_id(env.op_id)} call {visible(short_id(env.call_id, 16))}", style=DIM
+        )
+        if op is not None and op.state.value in ("running-when-died", "settle-never-landed"):
+            head.append(f"  {op.describe_state()}", style="bold red")
+        b.head(head)
+        args = env.arguments
+        b.text(args if isinstance(args, str) else compact_json(args), style=DIM, indent=4, limit=1)
+    elif isinstance(env, ToolSettled):
+        op = ctx.op_by_settle.get(env.line)
+        head = Text("settle ", style="bold blue")
+        head.append(visible(op.tool if op is not None else ""), style="bold yellow")
+        words = env.outcome or "?"
+        if env.duration is not None:
+            words += f" in {env.duration:.3g}s"
+        head.append(f"  {visible(words)}", style="red" if env.outcome != "completed" else "green")
+        head.append(f"  op {visible(short_id(env.op_id))}", style=DIM)
+        b.head(head)
+        if env.error:
+            b.text("error: " + env.error, style="red", indent=4, limit=2)
+        if env.reason:
+            b.text("reason: " + env.reason, indent=4, limit=1)
+        art = env.artifact
+        if art is not None:
+            b.text(
+                f"artifact {art.get('file')} · {art.get('bytes')} bytes · "
+                f"sha256 {str(art.get('digest'))[:16]}…",
+                style=DIM,
+                indent=4,
+                limit=1,
+            )
+    elif isinstance(env, Compaction):
+        head = Text("compaction", style="bold reverse")
+        p = env.payload
+        head.append(
+            f"  replaces through {visible(short_id(env.replaces_through_id))}"
+            f" · tokens {p.get('tokens-before', '?')} → {p.get('tokens-after', '?')}"
+            + (" · fallback" if p.get("fallback") else ""),
+            style=DIM,
+        )
+        b.head(head)
+        b.text(env.summary)
+    elif isinstance(env, Elision):
+        items = env.items
+        head = Text("elision", style="bold reverse")
+        head.append(f"  {plural(len(items), 'message')} replaced by stubs", style=DIM)
+        b.head(head)
+        for target, stub in items:
+            b.text(f"{short_id(target)} → {stub}", limit=2)
+    elif isinstance(env, Grants | RunContext | Subagent):
+        head = Text(visible(env.type), style="bold reverse")
+        head.append("  " + _summary(env), style=DIM)
+        b.head(head)
+        b.text(compact_json(dict(env.payload)), style=DIM, limit=1)
+    else:
+        head = Text(f"unknown type {visible(env.type)}", style="bold reverse")
+        head.append("  kept as written", style=DIM)
+        b.head(head)
+        b.text(compact_json(dict(env.payload)), style=DIM, limit=1)
+    b.findings()
+
+
+def _op_style(op: ToolOperation | None) -> str:
+    if op is None or op.state.value != "settled":
+        return "bold red"
+    return "green" if op.outcome == "completed" and not op.is_error else "red"
+
+
+def _summary(env: Envelope) -> str:
+    p: Mapping[str, Any] = env.payload
+    if isinstance(env, RunContext):
+        facts = p.get("facts")
+        sections = p.get("sections")
+        n_facts = len(facts) if isinstance(facts, list) else 0
+        n_sections = len(sections) if isinstance(sections, list | dict) else 0
+        return (
+            f"run {short_id(str(p.get('run-id')))} · {plural(n_facts, 'fact')} · "
+            f"{plural(n_sections, 'section')}"
+        )
+    return visible(", ".join(sorted(str(k) for k in p)[:8]))
+
+
+# -- sources: what a block is, for each view ---------------------------------------------------
+
+
+class BlockSource(Protocol):
+    """What a `Document` lays out: a growing sequence of blocks."""
+
+    view: str
+
+    def available(self) -> int:
+        """How many blocks can be built now."""
+        ...
+
+    def build(self, index: int, expand: bool = False) -> Block:
+        """Block `index` at the context's current width and state (`expand`: uncollapsed)."""
+        ...
+
+    def line_of(self, index: int) -> int:
+        """The transcript line block `index` shows."""
+        ...
+
+    def index_of_line(self, line: int) -> int | None:
+        """The block showing transcript `line`, if this view has one."""
+        ...
+
+
+class FileSource:
+    """The file view: one block per transcript line, in file order."""
+
+    view = "file"
+
+    def __init__(self, transcript: Transcript, ctx: ViewContext) -> None:
+        """Blocks are read from `transcript` as they are built."""
+        self.transcript = transcript
+        self.ctx = ctx
+        self.following = False
+        self.index_complete = False
+
+    def available(self) -> int:
+        """Lines whose end is known: a last line still being written waits."""
+        count = self.transcript.line_count
+        settled = self.index_complete and not self.following
+        if count and not settled and not self.transcript.line_terminated(count):
+            count -= 1
+        return count
+
+    def build(self, index: int, expand: bool = False) -> Block:
+        """Parse line `index + 1` and build its rows."""
+        line = index + 1
+        b = RowBuilder(self.view, index, line, self.ctx, expand)
+        try:
+            parsed = self.transcript.parse(line)
+        except (OSError, ValueError, IndexError) as exc:
+            parsed = LineProblem(line, 0, "unreadable-line", f"could not read: {exc}", b"")
+        if parsed is not None:
+            build_envelope(b, parsed)
+        return b.block()
+
+    def line_of(self, index: int) -> int:
+        """Block i is line i + 1."""
+        return index + 1
+
+    def index_of_line(self, line: int) -> int | None:
+        """Line n is block n - 1."""
+        return line - 1 if line >= 1 else None
+
+
+class ModelSource:
+    """The model view: the conversation the model is sent next (`Analysis.replay`)."""
+
+    view = "model"
+
+    def __init__(self, transcript: Transcript, ctx: ViewContext) -> None:
+        """Entries come from the context's analysis; content is re-read by line."""
+        self.transcript = transcript
+        self.ctx = ctx
+        self._line_index: dict[int, int] | None = None
+
+    def _replay(self) -> list[Any]:
+        return self.ctx.analysis.replay if self.ctx.analysis is not None else []
+
+    def available(self) -> int:
+        """A preamble and every replay entry (nothing until the analysis lands)."""
+        return len(self._replay()) + 1 if self.ctx.analysis is not None else 0
+
+    def _preamble(self, expand: bool) -> Block:
+        """What this view is, how it was made, and what could not be replayed."""
+        b = RowBuilder(self.view, 0, 0, self.ctx, expand)
+        replay = self._replay()
+        head = Text("model view", style="bold reverse")
+        summaries = sum(1 for e in replay if e.summary)
+        stubs = sum(1 for e in replay if e.stub is not None)
+        head.append(
+            f"  the {plural(len(replay), 'message')} the model is sent next"
+            f" · {plural(summaries, 'compaction summary')} · {plural(stubs, 'elision stub')}",
+            style=DIM,
+        )
+        b.head(head)
+        problems = self.ctx.analysis.replay_problems if self.ctx.analysis is not None else []
+        for problem in problems:
+            row = Text("  ⚠ replay: ", style="bold yellow")
+            row.append(visible(problem))
+            b.head(row, "finding")
+        return b.block()
+
+    def build(self, index: int, expand: bool = False) -> Block:
+        """One replayed message: role, where it came from, and the content sent."""
+        if index == 0:
+            return self._preamble(expand)
+        index -= 1
+        entry = self._replay()[index]
+        b = RowBuilder(self.view, index, entry.line, self.ctx, expand)
+        parsed = self.transcript.parse(entry.line)
+        msg = parsed if isinstance(parsed, Message) else None
+        if entry.summary:
+            summary = parsed.summary if isinstance(parsed, Compaction) else ""
+            b.head(_role_head("user", None, "compaction summary, replacing earlier turns"))
+            b.text(summary)
+        else:
+            extra = "content replaced by an elision stub" if entry.stub is not None else ""
+            if entry.role == "tool" and msg is not None:
+                extra = (extra + "  " if extra else "") + f"call {short_id(msg.tool_call_id, 16)}"
+            b.head(_role_head(entry.role, msg, extra))
+            if entry.stub is not None:
+                b.text(entry.stub)
+            elif msg is not None:
+                b.content(entry.line, entry.role, msg.content)
+                for call in msg.tool_calls:
+                    head = Text("  ⚙ ", style="bold")
+                    head.append(visible(call.name) or "?", style="bold yellow")
+                    head.append(f"  call {visible(short_id(call.id, 16))}", style=DIM)
+                    b.head(head)
+                    b.text(call.arguments, indent=6, limit=3)
+            else:
+                b.text("(this line no longer parses as a message)", style="red")
+        return b.block()
+
+    def line_of(self, index: int) -> int:
+        """The source line of block `index` (0 for the preamble)."""
+        return self._replay()[index - 1].line if index > 0 else 0
+
+    def index_of_line(self, line: int) -> int | None:
+        """The block of the replay entry from `line`, if it is still in the conversation."""
+        if self._line_index is None:
+            self._line_index = {e.line: i + 1 for i, e in enumerate(self._replay())}
+        return self._line_index.get(line)

@@ -1,0 +1,294 @@
+"""Display rows: the styled text of one screen line, and the pieces rows come in.
+
+A `Row` is what the transcript widget draws; a `Block` is the rows of one
+source unit (a transcript line, a replay entry) with any opened artifacts
+spliced in; an `InlineArtifact` turns a `FileLines` over an artifact file into
+rows on demand, styling the bytes the model never saw apart from the head and
+tail it did. Text from files always goes through `viewer.sanitize.visible` and
+into `rich.text.Text` directly, never through markup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.cells import cell_len, chop_cells
+from rich.text import Text
+
+from core.analysis import ToolOperation
+from core.verify import FileCheck, MarkerState
+from viewer.filelines import FileLines
+from viewer.sanitize import visible
+
+#: Columns taken by the line-number gutter on the left of every row.
+GUTTER = 7
+#: A text piece longer than this many rows is collapsed until expanded.
+COLLAPSE_ROWS = 8
+#: Rows kept above and below the "… N more lines" row of a collapsed piece.
+KEEP_HEAD, KEEP_TAIL = 4, 2
+
+SiteKey = tuple[int, int]
+"""A marker's identity: (transcript line, character offset of the marker in the content)."""
+
+ROLE_STYLES = {
+    "system": "bold magenta",
+    "user": "bold cyan",
+    "assistant": "bold green",
+    "tool": "bold yellow",
+}
+BAD_STATES = frozenset(
+    {
+        MarkerState.MISSING,
+        MarkerState.DIGEST_MISMATCH,
+        MarkerState.SIZE_MISMATCH,
+        MarkerState.EXCERPT_MISMATCH,
+        MarkerState.UNSAFE_NAME,
+        MarkerState.UNREADABLE,
+    }
+)
+BADGE_STYLES = {
+    MarkerState.VERIFIED: "bold white on dark_green",
+    MarkerState.NOT_STORED: "bold black on yellow3",
+    MarkerState.COULD_NOT_BE_STORED: "bold black on dark_orange",
+    MarkerState.CHECKING: "bold white on grey35",
+    **{state: "bold white on red3" for state in BAD_STATES},
+}
+BADGE_ICONS = {
+    MarkerState.VERIFIED: "✓",
+    MarkerState.NOT_STORED: "○",
+    MarkerState.COULD_NOT_BE_STORED: "○",
+    MarkerState.CHECKING: "…",
+    **{state: "✗" for state in BAD_STATES},
+}
+MARKER_STYLE = "bold #ffd75f on #3a3000"
+QUOTED_STYLE = "italic grey62"
+SEEN_STYLE = ""
+UNSEEN_STYLE = "#8a8a8a on #1c1c2c"
+DIM = "grey50"
+
+
+# -- small text helpers ----------------------------------------------------------------
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Split `text` into display rows of at most `width` cells, made visible.
+
+    LF separates rows (and is the only character not shown as a glyph); every
+    other control becomes a visible glyph via `sanitize.visible` before the
+    text is cut, so a cut can never split an escape sequence.
+    """
+    width = max(width, 1)
+    rows: list[str] = []
+    for logical in text.split("\n"):
+        shown = visible(logical)
+        if len(shown) <= width and (shown.isascii() or cell_len(shown) <= width):
+            rows.append(shown)
+        elif shown.isascii():
+            rows.extend(shown[i : i + width] for i in range(0, len(shown), width))
+        else:
+            rows.extend(chop_cells(shown, width))
+    return rows
+
+
+def short_id(value: str | None, keep: int = 8) -> str:
+    """An id cut to its first characters: enough to tell ids apart on screen."""
+    if not value:
+        return "?"
+    return value if len(value) <= keep + 1 else value[:keep] + "…"
+
+
+def compact_json(value: Any) -> str:
+    """One-line JSON of a payload value, for the compact rows of minor envelope types."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def plural(n: int, word: str) -> str:
+    """`1 line`, `2 lines`."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def badge_text(state: MarkerState) -> Text:
+    """The coloured badge naming a marker's verification state."""
+    return Text(f" {BADGE_ICONS[state]} {state.value} ", style=BADGE_STYLES[state])
+
+
+def describe_op(op: ToolOperation | None) -> str:
+    """An operation's state in a few words: outcome, duration, error."""
+    if op is None:
+        return "no operation"
+    words = op.describe_state()
+    if op.duration is not None:
+        words += f" in {op.duration:.3g}s"
+    if op.reason:
+        words += f" ({op.reason})"
+    if op.is_error:
+        words += " · error result"
+    return words
+
+
+# -- rows and blocks ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One display row: its styled text (gutter included) and what it is about."""
+
+    text: Text
+    kind: str
+    """`head`, `body`, `more`, `marker`, `quoted`, `problem`, `finding`, `art-head`,
+    `art`, `art-end`."""
+    line: int
+    """The transcript line this row shows (0 when none)."""
+    site: SiteKey | None = None
+    """For marker and inline-artifact rows: the marker they belong to."""
+    cont: bool = False
+    """A wrapped continuation of the row above (a long marker's second row)."""
+
+
+class InlineArtifact:
+    """An artifact opened under its marker: header, one row per file row, footer.
+
+    Rows are read from the file when drawn (`FileLines` reads by offset), so a
+    gigabyte artifact costs one index entry per row and nothing else.
+    """
+
+    def __init__(
+        self,
+        site_key: SiteKey,
+        lines: FileLines,
+        check: FileCheck,
+        state: MarkerState,
+        head_bytes: int,
+        tail_bytes: int,
+    ) -> None:
+        """Wrap an indexed `FileLines`; `head_bytes`/`tail_bytes` are what the model saw."""
+        self.site_key = site_key
+        self.lines = lines
+        self.check = check
+        self.state = state
+        self.head_bytes = head_bytes
+        self.tail_bytes = tail_bytes
+        self.known_rows = lines.row_count
+        """Rows shown: set on the UI thread only, so the layout never moves under it
+        while the indexing worker finds more."""
+
+    #: Rows before the file's own rows: name and badge, sizes and digest, the legend.
+    HEADER_ROWS = 3
+
+    @property
+    def count(self) -> int:
+        """Rows this artifact adds: three header rows, its rows, a footer."""
+        return self.known_rows + self.HEADER_ROWS + 1
+
+    def unseen_span(self) -> tuple[int, int]:
+        """Bytes [start, end) of the artifact that the excerpt left out."""
+        size = self.lines.size
+        return min(self.head_bytes, size), max(size - self.tail_bytes, min(self.head_bytes, size))
+
+    def row(self, i: int, line: int, width: int) -> Row:
+        """Row `i` of the inline artifact (header rows first, the footer last)."""
+        indent = " " * GUTTER
+        c = self.check
+        if i == 0:
+            head = Text(indent + "┌ artifact ", style="bold")
+            head.append(visible(c.name), style="bold")
+            head.append("  ")
+            head.append_text(badge_text(self.state))
+            head.truncate(width, overflow="ellipsis")
+            return Row(head, "art-head", line, self.site_key)
+        if i == 1:
+            info = Text(indent + "│ ", style="bold")
+            info.append(
+                f"{c.size:,} bytes"
+                + (f" · {c.chars:,} chars" if c.chars is not None else "")
+                + (f" · sha256 {c.digest}" if c.digest else " · sha256 being computed…"),
+                style=DIM,
+            )
+            info.truncate(width, overflow="ellipsis")
+            return Row(info, "art-head", line, self.site_key, cont=True)
+        if i == 2:
+            lo, hi = self.unseen_span()
+            legend = Text(indent + "│ ", style="bold")
+            legend.append(f"┃ the model saw bytes 0–{lo:,} and {hi:,}–{c.size:,}", style="green")
+            legend.append("   ")
+            legend.append(f"┆ it never saw bytes {lo:,}–{hi:,}", style="yellow")
+            legend.truncate(width, overflow="ellipsis")
+            return Row(legend, "art-head", line, self.site_key, cont=True)
+        if i == self.count - 1:
+            if self.lines.complete and self.known_rows >= self.lines.row_count:
+                end = Text(indent + "└ end of artifact", style="bold")
+            else:
+                end = Text(indent + "└ … still indexing the artifact", style="bold yellow")
+            end.append(
+                f" · {plural(self.known_rows, 'row')} (enter to close, e for $PAGER)",
+                style=DIM,
+            )
+            return Row(end, "art-end", line, self.site_key)
+        n = i - self.HEADER_ROWS
+        start, stop = self.lines.row_span(n)
+        raw = self.lines.row_bytes_of(n)
+        lo, hi = self.unseen_span()
+        text = Text(indent)
+        pieces: list[tuple[bytes, bool]] = []
+        cut_points = sorted({p - start for p in (lo, hi) if start < p < stop})
+        prev = 0
+        for cut in [*cut_points, len(raw)]:
+            if cut > prev:
+                mid = start + prev
+                pieces.append((raw[prev:cut], lo <= mid < hi))
+            prev = cut
+        if not pieces:
+            pieces.append((b"", lo <= start < hi))
+        # The bar is green when the model saw any of the row, dotted yellow when none.
+        unseen_row = all(unseen for _, unseen in pieces)
+        text.append("┆ " if unseen_row else "┃ ", style="yellow" if unseen_row else "green")
+        for data, unseen in pieces:
+            shown = visible(data.decode("utf-8", errors="replace"))
+            text.append(shown, style=UNSEEN_STYLE if unseen else SEEN_STYLE)
+        text.truncate(width)
+        return Row(text, "art", line, self.site_key)
+
+
+class Block:
+    """The rows of one source unit, with any inline artifacts spliced in after their marker."""
+
+    __slots__ = ("_inserts", "line", "rows", "width")
+
+    def __init__(
+        self, line: int, rows: list[Row], inserts: list[tuple[int, InlineArtifact]], width: int
+    ) -> None:
+        """`inserts` are (row index after which to splice, artifact), in row order."""
+        self.line = line
+        self.rows = rows
+        self._inserts = inserts
+        self.width = width
+
+    @property
+    def count(self) -> int:
+        """Total rows, inline artifacts included."""
+        return len(self.rows) + sum(a.count for _, a in self._inserts)
+
+    def row(self, i: int) -> Row:
+        """Row `i` of the block."""
+        base = 0  # rows of self.rows consumed before the current insert
+        offset = 0  # display rows before self.rows[base]
+        for after, art in self._inserts:
+            own = after + 1 - base
+            if i < offset + own:
+                return self.rows[base + i - offset]
+            offset += own
+            base = after + 1
+            if i < offset + art.count:
+                return art.row(i - offset, self.line, self.width)
+            offset += art.count
+        return self.rows[base + i - offset]
+
+    def text_rows(self) -> Iterable[Row]:
+        """The block's own rows, inline artifacts left out (what search looks through)."""
+        return iter(self.rows)

@@ -1,0 +1,555 @@
+"""The one widget that shows a transcript: a Line API `ScrollView` over a `Document`.
+
+A widget per message would make a million-line transcript a million widgets;
+here the widget only ever renders the rows that are on screen (`render_line`),
+asks the document for them, and keeps a small LRU of rendered strips. Row
+counts come from a layout worker that runs in a thread and posts them back in
+chunks, so the first screen shows as soon as the first lines are laid out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from textual import events, work
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from viewer.context import ViewContext
+from viewer.document import Document, layout_counts
+from viewer.messages import BlocksBuilt, LayoutChunk, SearchDone
+from viewer.rows import BAD_STATES, Row, SiteKey
+
+#: Blocks laid out per posted chunk: small enough that the first screen appears
+#: at once, large enough that a million lines are not a million messages.
+LAYOUT_CHUNK = 400
+#: Seconds between layout messages after the first one.
+LAYOUT_POST_SECONDS = 0.25
+
+CURSOR_STYLE = Style(bgcolor="#2b3d5c")
+HIT_STYLE = Style(color="black", bgcolor="yellow")
+
+
+@dataclass
+class Anchor:
+    """Where the cursor was, by source block, so a relayout can put it back."""
+
+    block: int
+    offset: int
+    above: int
+    """Rows between the top of the screen and the cursor."""
+
+
+class TranscriptView(ScrollView, can_focus=True):
+    """Rows of a transcript, a cursor row, search highlights and inline artifacts."""
+
+    DEFAULT_CSS = """
+    TranscriptView {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-gutter: stable;
+        background: $surface;
+    }
+    TranscriptView:focus {
+        background-tint: transparent;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown,space", "page(1)", "Page down", show=False),
+        Binding("home,g", "top", "Top", show=False),
+        Binding("end,G", "bottom", "Bottom", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    query: reactive[str] = reactive("", init=False)
+
+    @dataclass
+    class Activated(Message):
+        """Enter or a click on a row: the screen decides what it opens."""
+
+        row: Row
+
+    @dataclass
+    class ArtifactRequested(Message):
+        """Open or close the artifact of the marker at `site`."""
+
+        site: SiteKey
+
+    def __init__(self, ctx: ViewContext, doc: Document, *, id: str | None = None) -> None:
+        """Show `doc`; `ctx` is the shared state its blocks are built from."""
+        super().__init__(id=id)
+        self.ctx = ctx
+        self.doc = doc
+        self._strips: LRUCache[int, Strip] = LRUCache(512)
+        self._strips_version = -1
+        self._prefetch_token = 0
+        self._search_token = 0
+        self._anchor: Anchor | None = None
+        self.stick_to_end = False
+        """Follow mode at the bottom: new rows move the cursor to the end."""
+        self.hits: list[int] = []
+        """Blocks of the current document containing the search query."""
+
+    # -- layout --------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width re-wraps every block: relayout, keeping the cursor's block."""
+        width = self.scrollable_content_region.width
+        if width > 0 and width != self.ctx.width:
+            self.ctx.width = width
+            self.relayout(self.doc)
+        elif not self.doc.laying_out and self.doc.blocks == 0:
+            self.kick_layout(self.doc)
+
+    def kick_layout(self, doc: Document) -> None:
+        """Lay out blocks the source has and the document does not, unless already doing so."""
+        if doc.laying_out or self.ctx.width <= 0 or self.size.width == 0:
+            return
+        if doc.source.available() <= doc.blocks:
+            return
+        doc.laying_out = True
+        if doc.blocks == 0:
+            doc.width = self.ctx.width
+        self._layout(doc, doc.generation, doc.blocks)
+
+    def relayout(self, doc: Document, keep_position: bool = True) -> None:
+        """Lay a document out again from the start (new width, new analysis)."""
+        if keep_position and doc is self.doc and self.doc.total_rows:
+            self._anchor = self._make_anchor()
+        doc.generation += 1
+        doc.reset()
+        self._strips.clear()
+        if doc is self.doc:
+            self._update_size()
+        doc.laying_out = False
+        self.kick_layout(doc)
+
+    def _make_anchor(self) -> Anchor | None:
+        where = self.doc.locate(min(self.cursor, self.doc.total_rows - 1))
+        if where is None:
+            return None
+        return Anchor(where[0], where[1], self.cursor - int(self.scroll_y))
+
+    @work(thread=True, group="layout")
+    def _layout(self, doc: Document, generation: int, start: int) -> None:
+        """Count rows of blocks from `start` while the source has more (a thread worker)."""
+        worker = get_current_worker()
+        i = pending_start = start
+        pending: list[int] = []
+        posted = time.monotonic()
+        while not worker.is_cancelled and generation == doc.generation:
+            stop = min(doc.source.available(), i + LAYOUT_CHUNK)
+            if i >= stop:
+                break
+            pending.extend(layout_counts(doc.source, i, stop, lambda: worker.is_cancelled))
+            i = stop
+            # The first chunk goes at once (the first screen); later ones are batched
+            # by time, so a huge file is a few messages a second, not thousands.
+            if pending_start == start or time.monotonic() - posted >= LAYOUT_POST_SECONDS:
+                self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+                pending_start, pending, posted = i, [], time.monotonic()
+        self.post_message(LayoutChunk(doc.view, generation, pending_start, pending, done=True))
+
+    def apply_chunk(self, doc: Document, chunk: LayoutChunk) -> None:
+        """Take a layout worker's counts into `doc` (called on the UI thread)."""
+        if chunk.generation != doc.generation:
+            return
+        if chunk.counts:
+            doc.extend(chunk.start, chunk.counts)
+        if chunk.done:
+            doc.laying_out = False
+            self.kick_layout(doc)
+        if doc is not self.doc:
+            return
+        self._update_size()
+        anchor = self._anchor
+        if anchor is not None and (anchor.block < doc.blocks or chunk.done):
+            self._anchor = None
+            block = min(anchor.block, max(doc.blocks - 1, 0))
+            start = doc.block_start(block)
+            count = doc.counts[block] if block < doc.blocks else 1
+            row = start + min(anchor.offset, max(count - 1, 0))
+            self.set_cursor(row, scroll=False)
+            self.scroll_to(y=max(row - anchor.above, 0), animate=False, immediate=True)
+        elif self.stick_to_end and doc.total_rows:
+            self.set_cursor(doc.total_rows - 1, scroll=False)
+            self.scroll_end(animate=False, immediate=True)
+        self.prefetch()
+        self.refresh()
+
+    # -- prefetch -------------------------------------------------------------------
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolling: repaint (as ScrollView does) and build the blocks ahead in a worker."""
+        super().watch_scroll_y(old_value, new_value)
+        self.prefetch()
+
+    def prefetch(self) -> None:
+        """Build blocks a screen above and two below the viewport off the UI thread.
+
+        Rendering still builds a missing block itself (so a row is never blank),
+        but in ordinary scrolling the blocks are already cached by then, and the
+        file reads and JSON parsing happened in a thread.
+        """
+        doc = self.doc
+        total = doc.total_rows
+        if not total:
+            return
+        height = max(self.scrollable_content_region.height, 1)
+        top = int(self.scroll_y)
+        first = doc.locate(max(top - height, 0))
+        last = doc.locate(min(top + 3 * height, total - 1))
+        if first is None or last is None:
+            return
+        missing = doc.missing(first[0], last[0])
+        if missing:
+            self._prefetch_token += 1
+            self._prefetch(doc, doc.epoch, missing, self._prefetch_token)
+
+    @work(thread=True, group="prefetch")
+    def _prefetch(self, doc: Document, epoch: int, indexes: list[int], token: int) -> None:
+        """Build blocks in a thread and post them (never touching the cache here).
+
+        A newer request supersedes this one through `token` rather than through
+        worker cancellation, so that waiting on the app's workers never fails.
+        """
+        worker = get_current_worker()
+        built = {}
+        for index in indexes:
+            if worker.is_cancelled or epoch != doc.epoch or token != self._prefetch_token:
+                return
+            built[index] = doc.source.build(index)
+        self.post_message(BlocksBuilt(doc.view, epoch, built))
+
+    def on_blocks_built(self, msg: BlocksBuilt) -> None:
+        """Take prefetched blocks into the cache (dropped if the state moved on)."""
+        msg.stop()
+        if msg.view == self.doc.view and self.doc.accept(msg.epoch, msg.blocks):
+            self._strips.clear()
+            self.refresh()
+
+    def _resync(self) -> None:
+        self._strips.clear()
+        self._update_size()
+        self.refresh()
+
+    def _update_size(self) -> None:
+        self.virtual_size = Size(self.ctx.width, self.doc.total_rows)
+
+    def show_document(self, doc: Document, line: int | None = None) -> None:
+        """Switch to another document (file view / model view), near transcript `line`."""
+        self.doc = doc
+        if doc.blocks and doc.width != self.ctx.width:
+            # Laid out at another width while it was not on show: lay it out again.
+            self.relayout(doc, keep_position=False)
+        self._strips.clear()
+        self._update_size()
+        target = 0
+        if line is not None:
+            index = doc.source.index_of_line(line)
+            if index is None:
+                # The nearest earlier block that the other view has.
+                for i in range(doc.blocks - 1, -1, -1):
+                    if doc.source.line_of(i) <= line:
+                        index = i
+                        break
+            if index is not None and index < doc.blocks:
+                target = doc.block_start(index)
+        self.set_cursor(target, scroll=False)
+        self.scroll_to(y=target, animate=False, immediate=True)
+        self.kick_layout(doc)
+        self.refresh()
+
+    def rebuild_blocks(self, indexes: list[int], doc: Document | None = None) -> None:
+        """Rebuild blocks whose rows changed (expanded, artifact opened, badge changed)."""
+        doc = doc or self.doc
+        for i in indexes:
+            doc.rebuild(i)  # a block not laid out yet is marked dirty instead
+        if doc is self.doc:
+            self._strips.clear()
+            self._update_size()
+            self.refresh()
+
+    def refresh_blocks(self, doc: Document, lines: list[int]) -> None:
+        """New analysis: repaint every block, rebuild those that may change height.
+
+        The cursor stays on the same row of the same block.
+        """
+        anchor = self._make_anchor() if doc is self.doc and doc.total_rows else None
+        doc.invalidate()
+        for line in lines:
+            index = doc.source.index_of_line(line)
+            if index is not None:
+                doc.rebuild(index)
+        if doc is not self.doc:
+            return
+        self._strips.clear()
+        self._update_size()
+        if anchor is not None and anchor.block < doc.blocks:
+            count = doc.counts[anchor.block]
+            row = doc.block_start(anchor.block) + min(anchor.offset, max(count - 1, 0))
+            self.set_cursor(row, scroll=False)
+            self.scroll_to(y=max(row - anchor.above, 0), animate=False, immediate=True)
+        self.refresh()
+
+    def refresh_rows(self) -> None:
+        """Drop rendered strips (badges or highlights changed) and repaint."""
+        self.doc.invalidate()
+        self._strips.clear()
+        self.refresh()
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        """Render the row at screen line `y` (Line API)."""
+        _, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if self._strips_version != self.doc.version:
+            self._strips.clear()
+            if self._strips_version != -1:
+                # Row counts moved under us (a block corrected its count while
+                # being built): resize and paint again once this frame is done.
+                self.call_later(self._resync)
+            self._strips_version = self.doc.version
+        if index == self.cursor:
+            return self._render_row(index, width, base, cursor=True)
+        strip = self._strips.get(index)
+        if strip is None:
+            strip = self._render_row(index, width, base, cursor=False)
+            self._strips[index] = strip
+        return strip
+
+    def _render_row(self, index: int, width: int, base: Style, cursor: bool) -> Strip:
+        row = self.doc.row(index)
+        if row is None:
+            return Strip.blank(width, base)
+        text = row.text
+        query = self.query
+        if query:
+            plain = text.plain.casefold()
+            needle = query.casefold()
+            at = plain.find(needle)
+            if at != -1:
+                text = text.copy()
+                while at != -1:
+                    text.stylize(HIT_STYLE, at, at + len(needle))
+                    at = plain.find(needle, at + len(needle))
+        segments = list(text.render(self.app.console))
+        strip = Strip(segments).crop_extend(0, width, None)
+        return strip.apply_style(base + CURSOR_STYLE if cursor else base)
+
+    # -- cursor --------------------------------------------------------------------------
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        """Repaint the rows the cursor left and entered."""
+        self._strips.discard(old)
+        self._strips.discard(new)
+        self.refresh()
+
+    def watch_query(self) -> None:
+        """New highlights: every strip is stale."""
+        self._strips.clear()
+        self.refresh()
+
+    def set_cursor(self, row: int, scroll: bool = True) -> None:
+        """Move the cursor (clamped) and, unless told not to, keep it on screen."""
+        total = self.doc.total_rows
+        row = max(0, min(row, total - 1)) if total else 0
+        self.cursor = row
+        if scroll:
+            self.scroll_cursor_visible()
+
+    def scroll_cursor_visible(self, center: bool = False) -> None:
+        """Scroll so the cursor row is on screen."""
+        height = self.scrollable_content_region.height or 1
+        top = int(self.scroll_y)
+        if center:
+            self.scroll_to(y=max(self.cursor - height // 3, 0), animate=False, immediate=True)
+        elif self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        """Move the cursor by rows."""
+        self.stick_to_end = False
+        self.set_cursor(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        """Move the cursor and the view by a screen."""
+        self.stick_to_end = False
+        height = max(self.scrollable_content_region.height - 1, 1)
+        self.scroll_to(y=self.scroll_y + direction * height, animate=False, immediate=True)
+        self.set_cursor(self.cursor + direction * height)
+
+    def action_top(self) -> None:
+        """To the first row."""
+        self.stick_to_end = False
+        self.set_cursor(0)
+
+    def action_bottom(self) -> None:
+        """To the last row laid out."""
+        self.set_cursor(self.doc.total_rows - 1)
+        self.scroll_end(animate=False, immediate=True)
+
+    @property
+    def current_row(self) -> Row | None:
+        """The row under the cursor."""
+        return self.doc.row(self.cursor)
+
+    def current_site(self) -> SiteKey | None:
+        """The marker the cursor is on, or the first marker of the cursor's block."""
+        row = self.current_row
+        if row is None:
+            return None
+        if row.site is not None:
+            return row.site
+        where = self.doc.locate(self.cursor)
+        if where is None:
+            return None
+        block = self.doc.block(where[0])
+        for r in block.text_rows():
+            if r.site is not None and r.kind == "marker":
+                return r.site
+        return None
+
+    # -- activation and mouse -------------------------------------------------------------
+
+    def action_activate(self) -> None:
+        """Enter: open/close the artifact on a marker, or expand/collapse the block."""
+        row = self.current_row
+        if row is None:
+            return
+        if row.site is not None and row.kind in ("marker", "art-head", "art", "art-end"):
+            self.post_message(self.ArtifactRequested(row.site))
+            return
+        self.toggle_expanded()
+
+    def toggle_expanded(self) -> None:
+        """Expand a collapsed block under the cursor, or collapse it again."""
+        where = self.doc.locate(self.cursor)
+        if where is None:
+            return
+        index = where[0]
+        key = (self.doc.view, index)
+        if key in self.ctx.expanded:
+            self.ctx.expanded.discard(key)
+        else:
+            self.ctx.expanded.add(key)
+        self.rebuild_blocks([index])
+        start = self.doc.block_start(index)
+        self.set_cursor(min(self.cursor, start + self.doc.counts[index] - 1))
+        if self.cursor < int(self.scroll_y):
+            self.scroll_to(y=start, animate=False, immediate=True)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click moves the cursor; a click on a marker or a "more" row acts on it."""
+        row_index = int(self.scroll_y) + event.y
+        if row_index >= self.doc.total_rows:
+            return
+        self.focus()
+        self.stick_to_end = False
+        self.set_cursor(row_index, scroll=False)
+        row = self.current_row
+        if row is not None and row.kind in ("marker", "more", "art-head"):
+            self.action_activate()
+
+    # -- jumping ---------------------------------------------------------------------------
+
+    def jump(
+        self,
+        blocks: list[int],
+        forward: bool,
+        match: Callable[[Row], bool],
+        expand_if_hidden: bool = False,
+    ) -> bool:
+        """Move to the next/previous row matching `match` in one of the sorted `blocks`.
+
+        Only the target blocks are built, so stepping through a million-line
+        transcript costs a bisection and one block, not a scan.
+        """
+        doc = self.doc
+        here = doc.locate(self.cursor)
+        cur_block, cur_off = here if here is not None else (-1, -1)
+        order = blocks if forward else list(reversed(blocks))
+        for b in order:
+            if b >= doc.blocks:
+                continue
+            if (forward and b < cur_block) or (not forward and b > cur_block):
+                continue
+            rows = self._matching_rows(b, match, expand_if_hidden)
+            if b == cur_block:
+                rows = [r for r in rows if (r > cur_off if forward else r < cur_off)]
+            if not rows:
+                continue
+            target = doc.block_start(b) + (rows[0] if forward else rows[-1])
+            self.stick_to_end = False
+            self.set_cursor(target, scroll=False)
+            self.scroll_cursor_visible(center=True)
+            return True
+        return False
+
+    def _matching_rows(self, b: int, match: Callable[[Row], bool], expand: bool) -> list[int]:
+        block = self.doc.block(b)
+        found = [i for i in range(block.count) if match(block.row(i))]
+        if not found and expand and (self.doc.view, b) not in self.ctx.expanded:
+            self.ctx.expanded.add((self.doc.view, b))
+            self.rebuild_blocks([b])
+            block = self.doc.block(b)
+            found = [i for i in range(block.count) if match(block.row(i))]
+        return found
+
+    def is_problem_row(self, row: Row) -> bool:
+        """Rows that show something wrong: bad lines, findings, markers in a bad state."""
+        if row.kind == "problem" or (row.kind == "finding" and row.site is None):
+            return True
+        return (
+            row.kind == "marker"
+            and not row.cont
+            and row.site is not None
+            and self.ctx.states.get(row.site) in BAD_STATES
+        )
+
+    # -- search ------------------------------------------------------------------------------
+
+    def search(self, query: str) -> None:
+        """Find every block of the current document that contains `query`, in a worker."""
+        self.query = query
+        self.hits = []
+        self._search_token += 1
+        if query:
+            self._search(self.doc, query, self._search_token)
+
+    @work(thread=True, group="search")
+    def _search(self, doc: Document, query: str, token: int) -> None:
+        """Look through every laid-out block's full (uncollapsed) text.
+
+        A newer search supersedes this one through `token` (not cancellation).
+        """
+        worker = get_current_worker()
+        needle = query.casefold()
+        found: list[int] = []
+        for i in range(doc.blocks):
+            if worker.is_cancelled or token != self._search_token:
+                return
+            block = doc.source.build(i, expand=True)
+            if any(needle in r.text.plain.casefold() for r in block.text_rows()):
+                found.append(i)
+        self.post_message(SearchDone(doc.view, query, found))
