@@ -421,7 +421,7 @@ class ModelSource:
         stubs = sum(1 for e in replay if e.stub is not None)
         head.append(
             f"  the {plural(len(replay), 'message')} the model is sent next"
-            f" · {plural(summaries, 'compaction summary')} · {plural(stubs, 'elision stub')}",
+            f" · {plural(summaries, 'compaction summary', 'compaction summaries')} · {plural(stubs, 'elision stub')}",
             style=DIM,
         )
         b.head(head)

@@ -108,9 +108,11 @@ def compact_json(value: Any) -> str:
         return repr(value)
 
 
-def plural(n: int, word: str) -> str:
-    """`1 line`, `2 lines`."""
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 line`, `2 lines`; `many` for words that do not just take an s."""
+    if n == 1:
+        return f"{n:,} {word}"
+    return f"{n:,} {many if many is not None else word + 's'}"
 
 
 def badge_text(state: MarkerState) -> Text:
