@@ -202,7 +202,23 @@ class Transcript:
 
     def file_size(self) -> int:
         """The file's current size in bytes."""
+        if self._closed:
+            return os.stat(self.path).st_size
         return os.fstat(self._fd).st_size
+
+    def _pread(self, length: int, offset: int) -> bytes:
+        """`os.pread`, reopening the file read-only for the call once it is closed.
+
+        An analysis reads operations back by line long after `verify` closed the
+        transcript; the line index survives the close, the descriptor does not.
+        """
+        if not self._closed:
+            return os.pread(self._fd, length, offset)
+        fd = open_readonly(self.path)
+        try:
+            return os.pread(fd, length, offset)
+        finally:
+            os.close(fd)
 
     @property
     def indexed_bytes(self) -> int:
@@ -231,7 +247,7 @@ class Transcript:
         pos = self._scanned
         stop = min(total, pos + budget)
         while pos < stop:
-            chunk = os.pread(self._fd, min(SCAN_CHUNK, stop - pos), pos)
+            chunk = self._pread(min(SCAN_CHUNK, stop - pos), pos)
             if not chunk:
                 total = pos
                 break
@@ -269,7 +285,7 @@ class Transcript:
                 self._starts = array("q")
                 self._scanned = 0
         if size > 0 and self._scanned > 0 and self._scanned < size:
-            last = os.pread(self._fd, 1, self._scanned - 1)
+            last = self._pread(1, self._scanned - 1)
             if last == b"\n" and (not self._starts or self._starts[-1] != self._scanned):
                 with self._lock:
                     self._starts.append(self._scanned)
@@ -289,7 +305,7 @@ class Transcript:
                 end = self._starts[line] - 1
             else:
                 end = self._scanned
-                if end > start and os.pread(self._fd, 1, end - 1) == b"\n":
+                if end > start and self._pread(1, end - 1) == b"\n":
                     end -= 1
         return start, end
 
@@ -302,11 +318,11 @@ class Transcript:
         """The bytes of a 1-based line without its LF (at most `limit` bytes)."""
         start, end = self.line_span(line)
         length = end - start if limit is None else min(end - start, limit)
-        return os.pread(self._fd, length, start) if length > 0 else b""
+        return self._pread(length, start) if length > 0 else b""
 
     def read_at(self, offset: int, length: int) -> bytes:
         """Bytes at an offset (for paging through a huge line)."""
-        return os.pread(self._fd, length, offset)
+        return self._pread(length, offset)
 
     def is_last_line(self, line: int) -> bool:
         """Whether `line` is the last line of the file as indexed."""
@@ -344,7 +360,7 @@ class Transcript:
         pending: Parsed | None = None
         for line in range(1, count + 1):
             start, end = self.line_span(line)
-            raw = os.pread(self._fd, end - start, start) if end > start else b""
+            raw = self._pread(end - start, start) if end > start else b""
             parsed = parse_line_bytes(raw, line, start)
             if parsed is None:
                 continue

@@ -406,15 +406,17 @@ def verify_transcript(
         if state is MarkerState.VERIFIED:
             verified += 1
     # Artifact keys whose marker is missing still name a file that should exist.
-    for op in analysis.operations:
-        if op.artifact is None or any(s.op is op for s in sites):
+    rows_with_sites = {s.op_index for s in sites}
+    for row, art in analysis.operations.with_artifacts().items():
+        key_file = art.get("file")
+        if row in rows_with_sites or not isinstance(key_file, str) or key_file in checks:
             continue
-        key_file = op.artifact.get("file")
-        if isinstance(key_file, str) and key_file not in checks and is_safe_basename(key_file):
+        if is_safe_basename(key_file):
             fc = check_file(directory, key_file, count_chars=False)
             checks[key_file] = fc
             if fc.state is FileState.MISSING:
-                findings.append(Finding("missing-artifact", op.settle_line, key_file, fc.detail))
+                line = analysis.operations.line("settle", row)
+                findings.append(Finding("missing-artifact", line, key_file, fc.detail))
     orphans = list_orphans(directory, analysis.named_files())
     findings.extend(orphan_findings(orphans))
     findings.sort(key=lambda f: (f.line is None, f.line or 0))

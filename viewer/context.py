@@ -7,7 +7,9 @@ analysis by line so that building one block never scans the whole transcript.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from core.analysis import Analysis, MarkerSite, ToolOperation
 from core.findings import Finding, Severity
@@ -16,6 +18,28 @@ from core.verify import FileCheck, MarkerState
 from viewer.rows import GUTTER, InlineArtifact, SiteKey
 
 # -- what every block builder needs to know ------------------------------------------------
+
+K = TypeVar("K")
+
+
+class OpLookup(Generic[K]):
+    """A read-only, dict-like view that finds the operation for a line on demand.
+
+    The analysis keeps operations as columns of line numbers (a million-line
+    transcript must not become a million objects); this asks it per block drawn
+    instead of indexing every operation up front.
+    """
+
+    def __init__(self, find: Callable[[K], ToolOperation | None]) -> None:
+        self._find = find
+
+    def get(self, key: K) -> ToolOperation | None:
+        """The operation for `key`, or None."""
+        return self._find(key)
+
+
+def _none(_key: object) -> None:
+    return None
 
 
 @dataclass
@@ -33,10 +57,10 @@ class ViewContext:
     expanded: set[tuple[str, int]] = field(default_factory=set)
     sites_by_line: dict[int, list[MarkerSite]] = field(default_factory=dict)
     site_by_key: dict[SiteKey, MarkerSite] = field(default_factory=dict)
-    op_by_message: dict[int, ToolOperation] = field(default_factory=dict)
-    op_by_call: dict[tuple[int, str], ToolOperation] = field(default_factory=dict)
-    op_by_dispatch: dict[int, ToolOperation] = field(default_factory=dict)
-    op_by_settle: dict[int, ToolOperation] = field(default_factory=dict)
+    op_by_message: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
+    op_by_call: OpLookup[tuple[int, str]] = field(default_factory=lambda: OpLookup(_none))
+    op_by_dispatch: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
+    op_by_settle: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
     findings_by_line: dict[int, list[Finding]] = field(default_factory=dict)
     site_findings: dict[SiteKey, list[Finding]] = field(default_factory=dict)
     """What verifying each marker found (missing file, digest mismatch...)."""
@@ -61,19 +85,11 @@ class ViewContext:
         for site in analysis.sites:
             sites_by_line.setdefault(site.line, []).append(site)
             site_by_key[(site.line, site.marker.start)] = site
-        op_by_message: dict[int, ToolOperation] = {}
-        op_by_call: dict[tuple[int, str], ToolOperation] = {}
-        op_by_dispatch: dict[int, ToolOperation] = {}
-        op_by_settle: dict[int, ToolOperation] = {}
-        for op in analysis.operations:
-            if op.message_line is not None:
-                op_by_message[op.message_line] = op
-            if op.call_line is not None:
-                op_by_call[(op.call_line, op.call_id)] = op
-            if op.dispatch_line is not None:
-                op_by_dispatch[op.dispatch_line] = op
-            if op.settle_line is not None:
-                op_by_settle[op.settle_line] = op
+        ops = analysis.operations
+        op_by_message = OpLookup(lambda line: ops.at("message", line))
+        op_by_call = OpLookup(lambda key: ops.at_call(*key))
+        op_by_dispatch = OpLookup(lambda line: ops.at("dispatch", line))
+        op_by_settle = OpLookup(lambda line: ops.at("settle", line))
         findings_by_line: dict[int, list[Finding]] = {}
         for f in analysis.findings:
             if f.line is not None and f.severity is not Severity.NOTE:

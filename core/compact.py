@@ -1,0 +1,136 @@
+"""Compact tables for one pass over a huge transcript: a few bytes per line, not objects.
+
+A gigabyte transcript has millions of envelopes. Keeping a Python object (or
+even a Python string) per envelope id, tool operation or replayed message costs
+hundreds of bytes each and turns a 1 GiB file into gigabytes of memory. These
+tables keep machine integers in `array`s instead — line numbers and 64-bit
+string hashes — and anything textual is read back from the transcript, by line,
+only when somebody looks at it.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+
+def key_of(text: str) -> int:
+    """A non-zero signed 64-bit key for a string (zero marks an empty slot).
+
+    Python's string hash is randomised per process, which is fine: keys never
+    leave the process. A key match is only ever a *candidate*; callers confirm it
+    against the real string before they report anything.
+    """
+    h = hash(text)
+    return h if h != 0 else 1
+
+
+class IdTable:
+    """An open-addressing hash table from 64-bit keys to line numbers.
+
+    12 bytes a slot (an `int64` key and an `int32` value), at most 70% full: a
+    few tens of megabytes for millions of ids, where a `dict[str, int]` would
+    need hundreds. Give `expected` when the count is known (a transcript's line
+    count): a table that never grows never holds two copies of itself.
+    """
+
+    def __init__(self, expected: int = 2048) -> None:
+        size = 1
+        while size * 7 < expected * 10:
+            size <<= 1
+        self._keys = array("q", bytes(8 * size))
+        self._values = array("i", bytes(4 * size))
+        self._mask = size - 1
+        self._used = 0
+
+    def __len__(self) -> int:
+        return self._used
+
+    def get(self, key: int) -> int:
+        """The value stored under `key`, or -1."""
+        keys, mask = self._keys, self._mask
+        i = key & mask
+        while True:
+            k = keys[i]
+            if k == key:
+                return self._values[i]
+            if k == 0:
+                return -1
+            i = (i + 1) & mask
+
+    def setdefault(self, key: int, value: int) -> int:
+        """Store `value` under `key` unless present; return the earlier value or -1."""
+        keys, mask = self._keys, self._mask
+        i = key & mask
+        while True:
+            k = keys[i]
+            if k == key:
+                return self._values[i]
+            if k == 0:
+                keys[i] = key
+                self._values[i] = value
+                self._used += 1
+                if self._used * 10 > mask * 7:
+                    self._grow()
+                return -1
+            i = (i + 1) & mask
+
+    def replace(self, key: int, value: int) -> None:
+        """Store `value` under `key`, replacing any earlier value."""
+        keys, mask = self._keys, self._mask
+        i = key & mask
+        while True:
+            k = keys[i]
+            if k == key or k == 0:
+                if k == 0:
+                    keys[i] = key
+                    self._used += 1
+                self._values[i] = value
+                if self._used * 10 > mask * 7:
+                    self._grow()
+                return
+            i = (i + 1) & mask
+
+    def _grow(self) -> None:
+        old_keys, old_values = self._keys, self._values
+        size = (self._mask + 1) * 2
+        self._keys = array("q", bytes(8 * size))
+        self._values = array("i", bytes(4 * size))
+        self._mask = size - 1
+        self._used = 0
+        for k, v in zip(old_keys, old_values, strict=True):
+            if k != 0:
+                self.setdefault(k, v)
+
+
+class LineColumns:
+    """Parallel columns of line numbers (`int32`, -1 for none), one row per record."""
+
+    def __init__(self, *names: str) -> None:
+        self._cols = {name: array("i") for name in names}
+
+    def __len__(self) -> int:
+        return len(next(iter(self._cols.values())))
+
+    def append(self, **values: int) -> int:
+        """Add a row; unnamed columns get -1. Returns the row index."""
+        for name, col in self._cols.items():
+            col.append(values.get(name, -1))
+        return len(self) - 1
+
+    def get(self, name: str, row: int) -> int:
+        """One cell."""
+        return self._cols[name][row]
+
+    def set(self, name: str, row: int, value: int) -> None:
+        """Overwrite one cell."""
+        self._cols[name][row] = value
+
+    def column(self, name: str) -> array[int]:
+        """A whole column (do not mutate)."""
+        return self._cols[name]
+
+    def sorted_by(self, name: str) -> tuple[array[int], array[int]]:
+        """(values, rows): the column's non-negative values ascending, with their rows."""
+        col = self._cols[name]
+        rows = sorted((r for r in range(len(col)) if col[r] >= 0), key=col.__getitem__)
+        return array("i", (col[r] for r in rows)), array("i", rows)
