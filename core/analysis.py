@@ -19,7 +19,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from core import graphemes
 from core.artifacts import head_tail_sizes, to_bytes
@@ -181,11 +181,41 @@ def _id_at(t: Transcript, line: int) -> str:
 
 # -- the operations table ----------------------------------------------------------------------
 
+T = TypeVar("T")
+
+
+class _Rows(Sequence[T]):
+    """A sequence whose items are made on access from row `i` (see `_item`)."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _item(self, index: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._item(index)
+
+    def __iter__(self) -> Iterator[T]:
+        for i in range(len(self)):
+            yield self._item(i)
+
+
 _ROLES = ("system", "user", "assistant", "tool")
 _ERROR, _HAS_ARTIFACT = 1, 2
 
 
-class Operations(Sequence[ToolOperation]):
+class Operations(_Rows[ToolOperation]):
     """Every tool operation, as columns of line numbers; items are made on access.
 
     Lookups by line (`at("message", 12)`) bisect a sorted copy of the column, so
@@ -221,17 +251,7 @@ class Operations(Sequence[ToolOperation]):
     def __len__(self) -> int:
         return len(self._cols)
 
-    @overload
-    def __getitem__(self, index: int) -> ToolOperation: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[ToolOperation]: ...
-    def __getitem__(self, index: int | slice) -> ToolOperation | list[ToolOperation]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def _item(self, index: int) -> ToolOperation:
         with self._lock:
             cached = self._cache.get(index)
             if cached is not None:
@@ -243,10 +263,6 @@ class Operations(Sequence[ToolOperation]):
             if len(self._cache) > 512:
                 self._cache.popitem(last=False)
         return op
-
-    def __iter__(self) -> Iterator[ToolOperation]:
-        for i in range(len(self)):
-            yield self[i]
 
     def state(self, row: int) -> OpState:
         """A row's state without reading anything."""
@@ -332,7 +348,7 @@ class Operations(Sequence[ToolOperation]):
 _STICKY, _SUMMARY = 8, 16
 
 
-class Replay(Sequence[ReplayEntry]):
+class Replay(_Rows[ReplayEntry]):
     """The conversation the model is sent next, as columns; entries are made on access."""
 
     def __init__(self, transcript: Transcript) -> None:
@@ -346,17 +362,7 @@ class Replay(Sequence[ReplayEntry]):
     def __len__(self) -> int:
         return len(self._lines)
 
-    @overload
-    def __getitem__(self, index: int) -> ReplayEntry: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[ReplayEntry]: ...
-    def __getitem__(self, index: int | slice) -> ReplayEntry | list[ReplayEntry]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def _item(self, index: int) -> ReplayEntry:
         line, flags = self._lines[index], self._flags[index]
         code = flags & 7
         role = _ROLES[code] if code < len(_ROLES) else self._other_roles.get(line, "user")
@@ -369,10 +375,6 @@ class Replay(Sequence[ReplayEntry]):
             summary=summary,
             stub=self._stubs.get((line, summary)),
         )
-
-    def __iter__(self) -> Iterator[ReplayEntry]:
-        for i in range(len(self)):
-            yield self[i]
 
     def _append(self, line: int, id_: str, role: str, *, sticky: bool, summary: bool) -> None:
         code = _ROLES.index(role) if role in _ROLES else 7

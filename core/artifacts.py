@@ -344,11 +344,8 @@ class Store:
             os.link(tmp, final)
         except FileExistsError:
             self._unlink_quietly(tmp)
-            if self._same_file_exists(final, data):
-                return
-            raise ArtifactConflict(
-                errno.EEXIST, "an artifact with different content already exists", str(final)
-            ) from None
+            self._accept_existing(final, data)
+            return
         except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
                 self._unlink_quietly(tmp)
@@ -357,15 +354,20 @@ class Store:
             # to replace an existing file as well as a portable rename can.
             if final.exists():
                 self._unlink_quietly(tmp)
-                if self._same_file_exists(final, data):
-                    return
-                raise ArtifactConflict(
-                    errno.EEXIST, "an artifact with different content already exists", str(final)
-                ) from None
+                self._accept_existing(final, data)
+                return
             os.rename(tmp, final)
         else:
             self._unlink_quietly(tmp)
         self._fsync_dir()
+
+    @classmethod
+    def _accept_existing(cls, final: Path, data: bytes) -> None:
+        """An artifact already has this name: fine if it holds `data`, else a conflict."""
+        if not cls._same_file_exists(final, data):
+            raise ArtifactConflict(
+                errno.EEXIST, "an artifact with different content already exists", str(final)
+            )
 
     @staticmethod
     def _same_file_exists(path: Path, data: bytes) -> bool:
