@@ -10,10 +10,11 @@ background worker and paint each marker's state as it lands.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -172,6 +173,55 @@ def check_file(
         return FileCheck(name, FileState.UNREADABLE, exc.strerror or str(exc))
     finally:
         os.close(fd)
+
+
+#: Below this many bytes of artifacts, starting worker processes costs more than it saves.
+PARALLEL_CHECK_BYTES = 32 << 20
+
+
+def _check_one(args: tuple[Path, str, bool]) -> FileCheck:
+    directory, name, count_chars = args
+    return check_file(directory, name, count_chars=count_chars)
+
+
+def check_files(
+    directory: Path,
+    names: Sequence[str],
+    *,
+    count_chars: bool = True,
+    workers: int = 1,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, FileCheck]:
+    """`check_file` for each name, in `workers` processes when the bytes make it pay.
+
+    Hashing releases the GIL but counting graphemes cannot, and for mixed-script
+    artifacts the count costs several times the hash; separate processes are the
+    only way a check uses both cores. Small jobs stay in-process. Callers that run
+    threads of their own (a UI) keep `workers=1`.
+    """
+    out: dict[str, FileCheck] = {}
+    total = 0
+    if workers > 1 and len(names) > 1:
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.stat(directory / name, follow_symlinks=False).st_size
+    if total >= PARALLEL_CHECK_BYTES:
+        import concurrent.futures
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            jobs = [(directory, name, count_chars) for name in names]
+            for i, fc in enumerate(pool.map(_check_one, jobs)):
+                out[fc.name] = fc
+                if progress is not None:
+                    progress("artifacts", i + 1, len(names))
+        return out
+    for i, name in enumerate(names):
+        out[name] = check_file(directory, name, count_chars=count_chars)
+        if progress is not None:
+            progress("artifacts", i + 1, len(names))
+    return out
 
 
 class _CharCounter:
@@ -375,10 +425,12 @@ def verify_transcript(
     *,
     progress: Callable[[str, int, int], None] | None = None,
     count_chars: bool = True,
+    workers: int = 1,
 ) -> Report:
     """Verify an opened transcript: analysis, every named artifact, orphans.
 
     `progress(phase, done, total)` reports `index`, `lines` and `artifacts` phases.
+    `workers` > 1 checks artifacts in that many processes (see `check_files`).
     """
     if not transcript.index_complete or transcript.line_count == 0:
         transcript.build_index(
@@ -391,11 +443,9 @@ def verify_transcript(
     directory = transcript.artifact_dir
     sites = analysis.excerpt_sites
     wanted = sorted({s.marker.file for s in sites if s.marker.file and s.marker.safe_name})
-    checks: dict[str, FileCheck] = {}
-    for i, name in enumerate(wanted):
-        checks[name] = check_file(directory, name, count_chars=count_chars)
-        if progress is not None:
-            progress("artifacts", i + 1, len(wanted))
+    checks = check_files(
+        directory, wanted, count_chars=count_chars, workers=workers, progress=progress
+    )
     states: dict[int, MarkerState] = {}
     verified = 0
     for index, site in enumerate(sites):
@@ -439,6 +489,7 @@ def verify(
     *,
     progress: Callable[[str, int, int], None] | None = None,
     count_chars: bool = True,
+    workers: int = 1,
 ) -> Report:
     """Verify the transcript at `path` and its artifacts; never writes anything.
 
@@ -446,4 +497,4 @@ def verify(
         TranscriptError: the path is not a readable regular file.
     """
     with Transcript(path) as t:
-        return verify_transcript(t, progress=progress, count_chars=count_chars)
+        return verify_transcript(t, progress=progress, count_chars=count_chars, workers=workers)

@@ -304,3 +304,20 @@ def test_check_never_writes(tmp_path: Path) -> None:
     before = snapshot()
     run_check([path], as_json=True, strict=True, out=io.StringIO())
     assert snapshot() == before
+
+
+def test_checking_artifacts_in_worker_processes_finds_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    verify_module = importlib.import_module("core.verify")
+    path, files = make(tmp_path, 3)
+    data = bytearray(files[1].read_bytes())
+    data[7] ^= 1
+    files[1].write_bytes(bytes(data))
+    serial = verify(path)
+    monkeypatch.setattr(verify_module, "PARALLEL_CHECK_BYTES", 0)
+    parallel = verify(path, workers=2)
+    assert parallel.findings == serial.findings
+    assert parallel.states == serial.states and parallel.verified == serial.verified == 2

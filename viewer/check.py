@@ -10,6 +10,7 @@ artifact directory.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,7 +51,7 @@ def run_check(
     status = 0
     for path in paths:
         try:
-            report = verify(path)
+            report = verify(path, workers=os.cpu_count() or 1)
         except TranscriptError as exc:
             print(f"transcript-view: {exc}", file=sys.stderr)
             status = 2
