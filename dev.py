@@ -50,6 +50,15 @@ def ensure_env() -> None:
     STAMP.write_text(_wanted_stamp())
 
 
+def ensure_pyte() -> None:
+    """The first-paint meter emulates a terminal with pyte, a benchmark-only dependency."""
+    if subprocess.call([str(PY), "-c", "import pyte"], stderr=subprocess.DEVNULL) != 0:
+        print("dev.py: installing pyte (the benchmarks' terminal emulator) into .venv/",
+              file=sys.stderr)
+        pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
+        subprocess.run([*pip, "install", "pyte==0.8.2"], check=True)
+
+
 def run(*args: str) -> int:
     return subprocess.call([str(PY), *args], cwd=ROOT)
 
@@ -85,6 +94,7 @@ def main(argv: list[str]) -> int:
     if task == "screenshots":
         return run(str(ROOT / "screenshots" / "make_screenshots.py"), *rest)
     if task == "bench":
+        ensure_pyte()
         return run(str(ROOT / "benchmarks" / "run.py"), *rest)
     print(f"dev.py: unknown task {task!r}; see `python3 dev.py --help`", file=sys.stderr)
     return 2

@@ -17,6 +17,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -40,7 +41,9 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown group(s) {unknown}; choose from {list(GROUPS)}", file=sys.stderr)
         return 2
-    rows: list[tuple[str, float, float, str]] = []
+    # A row is (label, ours, reference, "what (target <= X)"), optionally with a unit
+    # ("s" when absent, or "MiB" for memory rows); the ratio is ours / reference.
+    rows: list[tuple[Any, ...]] = []
     started = time.time()
     for group in wanted:
         module = importlib.import_module(GROUPS[group])
@@ -51,7 +54,8 @@ def main(argv: list[str]) -> int:
     print("| benchmark | ours | reference | ratio | target | met |")
     print("|---|---:|---|---:|---:|:-:|")
     failed = 0
-    for label, ours, ref, what in rows:
+    for label, ours, ref, what, *rest in rows:
+        unit = rest[0] if rest else "s"
         ratio = ours / ref if ref else float("inf")
         m = _TARGET.search(what)
         target = float(m.group(1)) if m else None
@@ -59,13 +63,15 @@ def main(argv: list[str]) -> int:
         failed += met == "no"
         ref_text = _TARGET.sub("", what).replace("()", "").strip(" ,;")
         print(
-            f"| {label} | {_fmt(ours)} | {ref_text}: {_fmt(ref)} | {ratio:.2f}× | "
+            f"| {label} | {_fmt(ours, unit)} | {ref_text}: {_fmt(ref, unit)} | {ratio:.2f}× | "
             f"{'≤ ' + format(target, 'g') + '×' if target is not None else ''} | {met} |"
         )
     return 0
 
 
-def _fmt(seconds: float) -> str:
+def _fmt(seconds: float, unit: str = "s") -> str:
+    if unit != "s":
+        return f"{seconds:,.0f} {unit}"
     if seconds >= 1:
         return f"{seconds:.2f} s"
     return f"{seconds * 1000:.1f} ms"

@@ -7,14 +7,21 @@ a transcript screen. All transcript work lives in `viewer.main_screen`.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from viewer.commands import TranscriptCommands
 from viewer.main_screen import TranscriptScreen
+from viewer.pacing import note_input
+
+#: Seconds a thread may hold the GIL while another waits (Python's default is 0.005).
+SWITCH_INTERVAL = 0.001
 
 
 class TranscriptApp(App[int]):
@@ -33,12 +40,26 @@ class TranscriptApp(App[int]):
 
     def on_mount(self) -> None:
         """The first screen: the listing for a directory, else the transcript."""
+        # Workers index, parse and hash in threads; the UI thread must not wait the
+        # default 5 ms for the GIL each time it wakes up, or every key press while a
+        # worker runs costs several of those. 1 ms keeps keys snappy at little cost.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         if self.path.is_dir():
             from viewer.screens.listing import ListingScreen
 
             self.push_screen(ListingScreen(self.path))
         else:
             self.push_screen(TranscriptScreen(self.path))
+
+    def post_message(self, message: Message) -> bool:
+        """Note every key and mouse event as it arrives: background workers give way.
+
+        Noted here, when the driver (or a test) posts the event, not when the app
+        gets round to it: while a worker holds the GIL that can be milliseconds later.
+        """
+        if isinstance(message, events.InputEvent):
+            note_input()
+        return super().post_message(message)
 
     def on_listing_screen_chosen(self, message: object) -> None:
         """A transcript was chosen in the listing: open it on top (escape goes back)."""

@@ -8,6 +8,7 @@ how every envelope type is shown; `FileSource` and `ModelSource` are what a
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -31,6 +32,7 @@ from core.findings import Finding, Severity
 from core.markers import Marker
 from core.transcript import LineProblem, Transcript
 from viewer.context import ViewContext
+from viewer.fileview import human_size
 from viewer.rows import (
     COLLAPSE_ROWS,
     DIM,
@@ -52,6 +54,13 @@ from viewer.rows import (
     wrap,
 )
 from viewer.sanitize import visible
+
+#: A line longer than this is never parsed or wrapped whole on the UI thread: it
+#: shows a prefix and a label, and enter pages through it (`TranscriptView.LineRequested`).
+#: Some agents write 50 MB lines; json.loads and wrapping those take seconds.
+BIG_LINE_BYTES = 1 << 20
+#: Rows of a big line's prefix shown inline.
+BIG_LINE_ROWS = 6
 
 # -- building rows -----------------------------------------------------------------------------
 
@@ -178,6 +187,42 @@ class RowBuilder:
         row.append(visible(f.message))
         row.truncate(self.ctx.width, overflow="ellipsis")
         self.rows.append(Row(row, "finding", self.line, site))
+
+    def big_line(self, transcript: Transcript, length: int) -> None:
+        """The first rows of a line too long to parse here, and how much is hidden.
+
+        Only a prefix of about `BIG_LINE_ROWS` rows is read (`raw_line(limit=)`),
+        decoded without the character a cut may split, and wrapped; the label row
+        (kind `bigline`) says how many bytes follow, which enter pages through.
+        What the analysis learnt in its worker (markers, findings) still shows.
+        """
+        width = max(self.ctx.width - GUTTER - 2, 10)
+        take = min(length, BIG_LINE_ROWS * width)
+        pieces: list[str] = []
+        shown = 0
+        for _ in range(4):  # escapes show wider than their bytes: shrink until it fits
+            raw = transcript.raw_line(self.line, limit=take)
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            text = decoder.decode(raw, final=False)
+            shown = len(raw) - len(decoder.getstate()[0])
+            pieces = wrap(text, width)
+            if len(pieces) <= BIG_LINE_ROWS or take <= width:
+                break
+            take = max(take * BIG_LINE_ROWS // len(pieces), width)
+        for piece in pieces[:BIG_LINE_ROWS]:
+            row = self._gutter()
+            row.append("  ")
+            row.append(piece)
+            self.rows.append(Row(row, "body", self.line))
+        row = self._gutter()
+        row.append(
+            f"  … {human_size(length - shown)} more on this line (enter to page through)",
+            style="bold yellow",
+        )
+        self.rows.append(Row(row, "bigline", self.line))
+        for site in self.ctx.sites_by_line.get(self.line, []):
+            self.marker((self.line, site.marker.start), site.marker, site.quoted)
+        self.findings()
 
     def block(self) -> Block:
         """The finished block (a blank source line still gets no rows)."""
@@ -308,6 +353,18 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
     b.findings()
 
 
+def _big_line_head(b: RowBuilder, length: int, op: ToolOperation | None, role: str) -> None:
+    """The heading of a line too long to lay out: its size, and what the analysis knows."""
+    head = Text(role, style=ROLE_STYLES.get(role, "bold")) if role else Text()
+    if op is not None:
+        head = Text("tool", style=ROLE_STYLES["tool"])
+        head.append(f"  ← {visible(op.tool)} · {describe_op(op)}", style=DIM)
+    head.append("  " if head.plain else "")
+    head.append(f" {human_size(length)} line ", style="bold black on yellow3")
+    head.append(f"  {length:,} bytes, shown in part", style=DIM)
+    b.head(head)
+
+
 def _op_style(op: ToolOperation | None) -> str:
     if op is None or op.state.value != "settled":
         return "bold red"
@@ -378,6 +435,11 @@ class FileSource:
         line = index + 1
         b = RowBuilder(self.view, index, line, self.ctx, expand)
         try:
+            length = self.transcript.line_length(line)
+            if length > BIG_LINE_BYTES:
+                _big_line_head(b, length, self.ctx.op_by_message.get(line), "")
+                b.big_line(self.transcript, length)
+                return b.block()
             parsed = self.transcript.parse(line)
         except (OSError, ValueError, IndexError) as exc:
             parsed = LineProblem(line, 0, "unreadable-line", f"could not read: {exc}", b"")
@@ -421,7 +483,8 @@ class ModelSource:
         stubs = sum(1 for e in replay if e.stub is not None)
         head.append(
             f"  the {plural(len(replay), 'message')} the model is sent next"
-            f" · {plural(summaries, 'compaction summary', 'compaction summaries')} · {plural(stubs, 'elision stub')}",
+            f" · {plural(summaries, 'compaction summary', 'compaction summaries')}"
+            f" · {plural(stubs, 'elision stub')}",
             style=DIM,
         )
         b.head(head)
@@ -439,6 +502,15 @@ class ModelSource:
         index -= 1
         entry = self._replay()[index]
         b = RowBuilder(self.view, index, entry.line, self.ctx, expand)
+        length = self.transcript.line_length(entry.line)
+        if length > BIG_LINE_BYTES:
+            role = "user" if entry.summary else entry.role
+            _big_line_head(b, length, self.ctx.op_by_message.get(entry.line), role)
+            if entry.stub is not None:
+                b.text(entry.stub)
+            else:
+                b.big_line(self.transcript, length)
+            return b.block()
         parsed = self.transcript.parse(entry.line)
         msg = parsed if isinstance(parsed, Message) else None
         if entry.summary:

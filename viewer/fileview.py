@@ -39,6 +39,7 @@ from textual.worker import get_current_worker
 from core.transcript import TranscriptError
 from viewer import sanitize
 from viewer.filelines import FileLines
+from viewer.pacing import give_way
 
 #: Component class for bytes the model saw (the excerpt's head and tail).
 SEEN = "fileview--seen"
@@ -83,6 +84,8 @@ class FileView(ScrollView, can_focus=True):
             `name` is one of `COMPONENT_CLASSES` (`SEEN`, `UNSEEN`) or a Rich
             style string such as `"italic red"`.
         row_bytes: Longest row, in bytes, when the view opens `source` itself.
+        span: When the view opens `source` itself: show only the bytes
+            `[start, end)` of the file (one huge transcript line, say).
     """
 
     ALLOW_MAXIMIZE = True
@@ -164,6 +167,7 @@ class FileView(ScrollView, can_focus=True):
         *,
         regions: list[Region] | None = None,
         row_bytes: int = 2048,
+        span: tuple[int, int] | None = None,
         cache_rows: int = 1024,
         name: str | None = None,
         id: str | None = None,
@@ -175,7 +179,7 @@ class FileView(ScrollView, can_focus=True):
             self._lines = source
             self._owns_lines = False
         else:
-            self._lines = FileLines(Path(source), row_bytes=row_bytes)
+            self._lines = FileLines(Path(source), row_bytes=row_bytes, span=span)
             self._owns_lines = True
         self._regions: list[Region] = sorted(regions or [], key=lambda r: (r[0], r[1]))
         self._region_starts = [r[0] for r in self._regions]
@@ -245,6 +249,7 @@ class FileView(ScrollView, can_focus=True):
             if done or lines.closed:
                 return
             step = STEP_BYTES
+            give_way()
 
     def _on_file_view_indexed(self, message: FileView.Indexed) -> None:
         if message.file_view is not self:
@@ -415,6 +420,9 @@ class ArtifactScreen(Screen[None]):
             error instead (never blocks).
         title: Shown in the header as plain text (never markup).
         regions: Passed to `FileView` (e.g. seen head/tail and unseen middle).
+        row_bytes: Longest row in bytes (a long line is cut into rows this long).
+        span: Show only the bytes `[start, end)` of the file: one line of a
+            transcript too long to lay out inline.
     """
 
     DEFAULT_CSS = """
@@ -448,6 +456,8 @@ class ArtifactScreen(Screen[None]):
         title: str,
         *,
         regions: list[Region] | None = None,
+        row_bytes: int = 2048,
+        span: tuple[int, int] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -459,7 +469,9 @@ class ArtifactScreen(Screen[None]):
         self._view: FileView | None = None
         self._open_error: str | None = None
         try:
-            self._view = FileView(self.path, regions=regions, id="artifact-view")
+            self._view = FileView(
+                self.path, regions=regions, row_bytes=row_bytes, span=span, id="artifact-view"
+            )
         except TranscriptError as exc:  # a fifo, device or directory: never opened
             self._open_error = str(exc)
         except OSError as exc:

@@ -58,6 +58,7 @@ from viewer.messages import (
     Progress,
     SearchDone,
 )
+from viewer.pacing import give_way
 from viewer.rows import BAD_STATES, GUTTER, Block, InlineArtifact, Row, SiteKey
 from viewer.transcript_view import TranscriptView
 
@@ -65,6 +66,8 @@ from viewer.transcript_view import TranscriptView
 FIRST_INDEX_BYTES = 1 << 20
 #: Bytes indexed per later step (between progress messages).
 INDEX_STEP_BYTES = 32 << 20
+#: Bytes of an artifact indexed between two looks at whether a key is waiting.
+ARTIFACT_STEP_BYTES = 256 << 10
 #: Seconds between follow-mode polls.
 FOLLOW_INTERVAL = 1.0
 
@@ -72,8 +75,8 @@ FOLLOW_INTERVAL = 1.0
 HELP_KEYS: list[tuple[str, str]] = [
     ("n / N", "next / previous marker (while a search is active: next / previous hit)"),
     ("p / P", "next / previous problem (bad line, finding, marker that did not verify)"),
-    ("enter / click", "on a marker: open or close its artifact inline; elsewhere: expand or "
-     "collapse a long message"),
+    ("enter / click", "on a marker: open or close its artifact inline; on a line too long to "
+     "lay out: page through it; elsewhere: expand or collapse a long message"),
     ("o", "orphaned artifacts (files no line names)"),
     ("m", "switch between the file view and the model view (what the model is sent next)"),
     ("/", "search the transcript; enter runs it, escape clears it; then n / N step through hits"),
@@ -208,14 +211,17 @@ class TranscriptScreen(Screen[None]):
             if done:
                 return
             step = INDEX_STEP_BYTES
+            give_way()
 
     @work(thread=True, group="analysis")
     def _analyse(self, transcript: Transcript) -> None:
         """The one streaming pass: operations, markers, replay, line problems."""
+        def progress(done: int, total: int) -> None:
+            self.post_message(Progress("reading", done, total))
+            give_way()
+
         try:
-            analysis = analyse(
-                transcript, lambda done, total: self.post_message(Progress("reading", done, total))
-            )
+            analysis = analyse(transcript, progress)
         except Exception as exc:  # the file view must survive a bug in a pass
             self.post_message(AnalysisFailed(f"{type(exc).__name__}: {exc}"))
             return
@@ -245,15 +251,22 @@ class TranscriptScreen(Screen[None]):
         try:
             lines = FileLines(path, row_bytes=max(row_bytes, 16))
             done = lines.index(max_bytes=FIRST_INDEX_BYTES)
+            if not done:
+                lines.tail_rows()  # the end shows at once, before the index gets there
         except (OSError, TranscriptError, ValueError) as exc:
             self.post_message(ArtifactOpenFailed(key, f"{name}: {exc}"))
             return
         if check is None:
             check = FileCheck(name, FileState.OK, "being hashed", size=lines.size, path=path)
         self.post_message(ArtifactOpened(key, lines, check))
+        posted = lines.indexed_bytes
         while not done and not worker.is_cancelled and not lines.closed:
-            done = lines.index(max_bytes=INDEX_STEP_BYTES)
-            self.post_message(ArtifactGrew(key, lines, lines.row_count))
+            # Small steps, so a key pressed meanwhile waits for at most one of them.
+            give_way()
+            done = lines.index(max_bytes=min(INDEX_STEP_BYTES, ARTIFACT_STEP_BYTES))
+            if done or lines.indexed_bytes - posted >= INDEX_STEP_BYTES:
+                posted = lines.indexed_bytes
+                self.post_message(ArtifactGrew(key, lines, lines.row_count))
 
     @work(thread=True, group="follow")
     def _poll(self, transcript: Transcript) -> None:
@@ -412,8 +425,29 @@ class TranscriptScreen(Screen[None]):
         art = self.ctx.open_artifacts.get(msg.site_key)
         if art is None or art.lines is not msg.lines:
             return
+        # Rows appear after the indexed ones (in place of the "not indexed yet" row):
+        # a cursor below that point keeps showing the same row, not what slid under it.
+        view = self.view
+        doc = view.doc
+        grows_at = self._artifact_row(doc, art)
+        if grows_at is not None:
+            grows_at += art.HEADER_ROWS + art.known_rows
+        before = doc.total_rows
         art.known_rows = max(art.known_rows, msg.rows)
         self._rebuild_line(msg.site_key[0])
+        delta = doc.total_rows - before
+        if grows_at is not None and delta and view.cursor >= grows_at:
+            top = view.scroll_y
+            view.set_cursor(view.cursor + delta, scroll=False)
+            view.scroll_to(y=top + delta, animate=False, immediate=True)
+
+    def _artifact_row(self, doc: Document, art: InlineArtifact) -> int | None:
+        """The document row of an open artifact's first header row, if it is laid out."""
+        index = doc.source.index_of_line(art.site_key[0])
+        if index is None or index >= doc.blocks:
+            return None
+        offset = doc.block(index).offset_of(art)
+        return None if offset is None else doc.block_start(index) + offset
 
     def on_artifact_open_failed(self, msg: ArtifactOpenFailed) -> None:
         """Say why nothing opened."""
@@ -520,8 +554,8 @@ class TranscriptScreen(Screen[None]):
             index = doc.source.index_of_line(key[0])
             if index is not None and index < doc.blocks:
                 block = doc.block(index)
-                for i in range(block.count):
-                    if block.row(i).site == key:
+                for i, row in block.own_rows():
+                    if row.site == key:
                         self.view.set_cursor(doc.block_start(index) + i)
                         break
             return
@@ -548,6 +582,28 @@ class TranscriptScreen(Screen[None]):
         self._open_artifact(
             key, self.transcript.artifact_dir, marker.file, self.ctx.checks.get(marker.file),
             row_bytes,
+        )
+
+    @on(TranscriptView.LineRequested)
+    def _page_line(self, msg: TranscriptView.LineRequested) -> None:
+        """A line too long to lay out inline: page through its bytes in a `FileView`.
+
+        The pager reads the transcript itself, restricted to the line's byte range
+        and cut into rows as wide as the view, so nothing is parsed or copied.
+        """
+        from viewer.fileview import ArtifactScreen, human_size
+
+        if self.transcript is None:
+            return
+        start, end = self.transcript.line_span(msg.line)
+        title = f"{self.path.name} · line {msg.line:,} · {human_size(end - start)}"
+        self.app.push_screen(
+            ArtifactScreen(
+                self.transcript.path,
+                title,
+                row_bytes=max(self.ctx.width - 2, 16),
+                span=(start, end),
+            )
         )
 
     def action_next_marker(self) -> None:

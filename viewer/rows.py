@@ -11,7 +11,7 @@ into `rich.text.Text` directly, never through markup.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,8 +156,12 @@ class Row:
 class InlineArtifact:
     """An artifact opened under its marker: header, one row per file row, footer.
 
-    Rows are read from the file when drawn (`FileLines` reads by offset), so a
-    gigabyte artifact costs one index entry per row and nothing else.
+    Rows are read from the file when drawn (`FileLines` reads by offset, with a
+    sparse index), so a gigabyte artifact costs a few kilobytes of index and
+    nothing else. While the file is still being indexed, its last rows
+    (`FileLines.tail_rows`) are shown after the rows indexed so far, with one
+    row saying how much lies between: `end` shows the end of a 200 MiB
+    artifact at once instead of after the whole index.
     """
 
     def __init__(
@@ -176,17 +180,46 @@ class InlineArtifact:
         self.state = state
         self.head_bytes = head_bytes
         self.tail_bytes = tail_bytes
+        self._known_rows = 0
+        self._tail: list[tuple[int, int]] = []
+        self._gap: tuple[int, int] | None = None
         self.known_rows = lines.row_count
-        """Rows shown: set on the UI thread only, so the layout never moves under it
-        while the indexing worker finds more."""
 
     #: Rows before the file's own rows: name and badge, sizes and digest, the legend.
     HEADER_ROWS = 3
 
     @property
+    def known_rows(self) -> int:
+        """Indexed rows shown: set on the UI thread only, so the layout never moves
+        under it while the indexing worker finds more."""
+        return self._known_rows
+
+    @known_rows.setter
+    def known_rows(self, rows: int) -> None:
+        self._known_rows = rows
+        lines = self.lines
+        if lines.complete and rows >= lines.row_count:
+            self._tail, self._gap = [], None
+            return
+        head_stop = lines.row_stop(rows - 1) if rows else 0
+        tail = [span for span in lines.tail_rows() if span[0] >= head_stop]
+        self._tail = tail
+        self._gap = (head_stop, tail[0][0]) if tail and tail[0][0] > head_stop else None
+
+    @property
+    def complete(self) -> bool:
+        """Every row of the file is shown (indexing finished and taken in)."""
+        return self.lines.complete and self._known_rows >= self.lines.row_count
+
+    @property
+    def file_rows(self) -> int:
+        """Rows between the header and the footer: indexed, the gap row, the tail."""
+        return self._known_rows + (self._gap is not None) + len(self._tail)
+
+    @property
     def count(self) -> int:
         """Rows this artifact adds: three header rows, its rows, a footer."""
-        return self.known_rows + self.HEADER_ROWS + 1
+        return self.file_rows + self.HEADER_ROWS + 1
 
     def unseen_span(self) -> tuple[int, int]:
         """Bytes [start, end) of the artifact that the excerpt left out."""
@@ -223,18 +256,39 @@ class InlineArtifact:
             legend.truncate(width, overflow="ellipsis")
             return Row(legend, "art-head", line, self.site_key, cont=True)
         if i == self.count - 1:
-            if self.lines.complete and self.known_rows >= self.lines.row_count:
+            if self.complete:
                 end = Text(indent + "└ end of artifact", style="bold")
             else:
                 end = Text(indent + "└ … still indexing the artifact", style="bold yellow")
             end.append(
-                f" · {plural(self.known_rows, 'row')} (enter to close, e for $PAGER)",
+                f" · {plural(self.known_rows, 'row')}"
+                + ("" if self.complete else " so far")
+                + " (enter to close, e for $PAGER)",
                 style=DIM,
             )
             return Row(end, "art-end", line, self.site_key)
         n = i - self.HEADER_ROWS
-        start, stop = self.lines.row_span(n)
-        raw = self.lines.row_bytes_of(n)
+        if n < self._known_rows:
+            start, stop = self.lines.row_span(n)
+            return self._file_row(start, stop, self.lines.row_bytes_of(n), line, width)
+        n -= self._known_rows
+        if self._gap is not None:
+            if n == 0:
+                lo, hi = self._gap
+                gap = Text(indent + "┆ ", style="yellow")
+                gap.append(
+                    f"… {hi - lo:,} bytes not indexed yet; the file's last rows follow",
+                    style="bold yellow",
+                )
+                gap.truncate(width, overflow="ellipsis")
+                return Row(gap, "art", line, self.site_key)
+            n -= 1
+        start, stop = self._tail[n]
+        return self._file_row(start, stop, self.lines.read(start, stop), line, width)
+
+    def _file_row(self, start: int, stop: int, raw: bytes, line: int, width: int) -> Row:
+        """One row of the file, bytes [start, stop), styled by whether the model saw them."""
+        indent = " " * GUTTER
         lo, hi = self.unseen_span()
         text = Text(indent)
         pieces: list[tuple[bytes, bool]] = []
@@ -290,6 +344,35 @@ class Block:
                 return art.row(i - offset, self.line, self.width)
             offset += art.count
         return self.rows[base + i - offset]
+
+    def offset_of(self, art: InlineArtifact) -> int | None:
+        """The block row where `art`'s rows begin (its header), or None if not spliced in."""
+        offset = 0
+        base = 0
+        for after, inserted in self._inserts:
+            offset += after + 1 - base
+            base = after + 1
+            if inserted is art:
+                return offset
+            offset += inserted.count
+        return None
+
+    def own_rows(self) -> Iterator[tuple[int, Row]]:
+        """(display row, row) of the block's own rows, skipping inline artifacts.
+
+        What jumping looks through: a marker, a problem or a search hit is never
+        inside an artifact's rows, and an open 200 MiB artifact is millions of
+        rows that must not be built to step past it.
+        """
+        offset = 0
+        base = 0
+        for after, art in self._inserts:
+            for j in range(base, after + 1):
+                yield offset + j - base, self.rows[j]
+            offset += after + 1 - base + art.count
+            base = after + 1
+        for j in range(base, len(self.rows)):
+            yield offset + j - base, self.rows[j]
 
     def text_rows(self) -> Iterable[Row]:
         """The block's own rows, inline artifacts left out (what search looks through)."""

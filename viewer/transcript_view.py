@@ -28,6 +28,7 @@ from textual.worker import get_current_worker
 from viewer.context import ViewContext
 from viewer.document import Document, layout_counts
 from viewer.messages import BlocksBuilt, LayoutChunk, SearchDone
+from viewer.pacing import give_way
 from viewer.rows import BAD_STATES, Row, SiteKey
 
 #: Blocks laid out per posted chunk: small enough that the first screen appears
@@ -89,6 +90,13 @@ class TranscriptView(ScrollView, can_focus=True):
         """Open or close the artifact of the marker at `site`."""
 
         site: SiteKey
+
+    @dataclass
+    class LineRequested(Message):
+        """Page through transcript `line`: too long to lay out here, so the screen opens
+        it in a pager instead of expanding it."""
+
+        line: int
 
     def __init__(self, ctx: ViewContext, doc: Document, *, id: str | None = None) -> None:
         """Show `doc`; `ctx` is the shared state its blocks are built from."""
@@ -158,6 +166,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 break
             pending.extend(layout_counts(doc.source, i, stop, lambda: worker.is_cancelled))
             i = stop
+            give_way()
             # The first chunk goes at once (the first screen); later ones are batched
             # by time, so a huge file is a few messages a second, not thousands.
             if pending_start == start or time.monotonic() - posted >= LAYOUT_POST_SECONDS:
@@ -440,6 +449,12 @@ class TranscriptView(ScrollView, can_focus=True):
         if row.site is not None and row.kind in ("marker", "art-head", "art", "art-end"):
             self.post_message(self.ArtifactRequested(row.site))
             return
+        where = self.doc.locate(self.cursor)
+        if where is not None and row.line > 0:
+            block = self.doc.block(where[0])
+            if any(r.kind == "bigline" for r in block.text_rows()):
+                self.post_message(self.LineRequested(row.line))
+                return
         self.toggle_expanded()
 
     def toggle_expanded(self) -> None:
@@ -468,7 +483,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self.stick_to_end = False
         self.set_cursor(row_index, scroll=False)
         row = self.current_row
-        if row is not None and row.kind in ("marker", "more", "art-head"):
+        if row is not None and row.kind in ("marker", "more", "art-head", "bigline"):
             self.action_activate()
 
     # -- jumping ---------------------------------------------------------------------------
@@ -508,12 +523,12 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def _matching_rows(self, b: int, match: Callable[[Row], bool], expand: bool) -> list[int]:
         block = self.doc.block(b)
-        found = [i for i in range(block.count) if match(block.row(i))]
+        found = [i for i, row in block.own_rows() if match(row)]
         if not found and expand and (self.doc.view, b) not in self.ctx.expanded:
             self.ctx.expanded.add((self.doc.view, b))
             self.rebuild_blocks([b])
             block = self.doc.block(b)
-            found = [i for i in range(block.count) if match(block.row(i))]
+            found = [i for i, row in block.own_rows() if match(row)]
         return found
 
     def is_problem_row(self, row: Row) -> bool:
@@ -549,6 +564,8 @@ class TranscriptView(ScrollView, can_focus=True):
         for i in range(doc.blocks):
             if worker.is_cancelled or token != self._search_token:
                 return
+            if i % 256 == 255:
+                give_way()
             block = doc.source.build(i, expand=True)
             if any(needle in r.text.plain.casefold() for r in block.text_rows()):
                 found.append(i)
