@@ -65,7 +65,7 @@ def run(*args: str) -> int:
 
 def task_test(extra: list[str]) -> int:
     steps = [
-        ["-m", "ruff", "check", "core", "viewer", "tests", "benchmarks", "dev.py"],
+        ["-m", "ruff", "check", "."],
         ["-m", "mypy", "--strict", "core"],
         ["-m", "pytest", *extra],
     ]
