@@ -17,20 +17,13 @@ Rows:
 
 from __future__ import annotations
 
-import contextlib
-import os
-import select
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import pyte  # noqa: E402
-from first_paint import Paint, _peak_rss_kib, measure  # noqa: E402
+from first_paint import measure  # noqa: E402
 from gen import DATA, FIRST_TOKEN, MiB, transcript  # noqa: E402
 
 ROOT = HERE.parent
@@ -56,57 +49,6 @@ def best_paint(cmd: list[str], text: str, runs: int = 3, timeout: float = 120.0)
     return best
 
 
-def measure_until(cmd: list[str], done: str, *, timeout: float = 600.0) -> Paint:
-    """Run `cmd` in a pty until `done` is on screen; (seconds, peak RSS, screen).
-
-    `first_paint.measure` stops at the first paint (or a fixed settle); this
-    keeps polling the emulated screen and the child's VmHWM until the
-    background work reports itself finished, so the peak covers all of it.
-    """
-    import fcntl
-    import struct
-    import termios
-
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
-    env = dict(os.environ)
-    env.update({"TERM": "xterm-256color", "COLUMNS": str(COLS), "LINES": str(ROWS)})
-    env.pop("TEXTUAL", None)
-    screen = pyte.Screen(COLS, ROWS)
-    stream = pyte.ByteStream(screen)
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, cwd=ROOT
-    )
-    os.close(slave)
-    seen: float | None = None
-    peak: int | None = None
-    try:
-        while time.perf_counter() - start < timeout:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    data = os.read(master, 1 << 16)
-                except OSError:
-                    break
-                if not data:
-                    break
-                stream.feed(data)
-                if done in "\n".join(screen.display):
-                    seen = time.perf_counter() - start
-                    peak = _peak_rss_kib(proc.pid) or peak
-                    break
-            elif proc.poll() is not None:
-                break
-            peak = _peak_rss_kib(proc.pid) or peak
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        os.close(master)
-    return Paint(seen, peak, "\n".join(screen.display))
-
-
 def run(runs: int = 3) -> list[tuple[str, float, float, str] | tuple[str, float, float, str, str]]:
     big = transcript(DATA / "open-1g.jsonl", 1024 * MiB)
     small = transcript(DATA / "open-1m.jsonl", 1 * MiB)
@@ -120,7 +62,7 @@ def run(runs: int = 3) -> list[tuple[str, float, float, str] | tuple[str, float,
             "first paint of a 1 MiB transcript (target <= 2)",
         )
     ]
-    done = measure_until(viewer(big), DONE_TEXT)
+    done = measure(viewer(big), FIRST_TOKEN, until=DONE_TEXT, timeout=600.0, cwd=ROOT)
     if done.seconds is None or done.peak_rss_kib is None:
         raise RuntimeError(f"the 1 GiB open never finished its background work:\n{done.screen}")
     print(

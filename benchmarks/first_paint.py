@@ -63,13 +63,17 @@ def measure(
     rows: int = 40,
     timeout: float = 120.0,
     settle: float = 0.0,
+    until: str | None = None,
     env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> Paint:
     """Spawn `cmd` on a pty of `cols`x`rows`; return when `text` is first on screen.
 
     `settle` keeps the child running that many seconds after the paint, so the
     peak RSS includes what it does in the background right after (an index
-    build, a hash worker).
+    build, a hash worker). `until` instead keeps it running until that text is on
+    screen too (the app saying its background work is done); `seconds` is then the
+    time to `until`, and the peak RSS covers everything up to it.
     """
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
@@ -80,7 +84,13 @@ def measure(
     stream = pyte.ByteStream(screen)
     start = time.perf_counter()
     proc = subprocess.Popen(
-        cmd, stdin=slave, stdout=slave, stderr=slave, env=child_env, start_new_session=True
+        cmd,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=child_env,
+        start_new_session=True,
+        cwd=cwd,
     )
     os.close(slave)
     seen: float | None = None
@@ -97,7 +107,12 @@ def measure(
                 if not data:
                     break
                 stream.feed(data)
-                if seen is None and text in "\n".join(screen.display):
+                shown = "\n".join(screen.display)
+                if until is not None:
+                    if text in shown and until in shown:
+                        seen = time.perf_counter() - start
+                        break
+                elif seen is None and text in shown:
                     seen = time.perf_counter() - start
                     if settle <= 0:
                         break

@@ -45,50 +45,44 @@ class IdTable:
     def __len__(self) -> int:
         return self._used
 
-    def get(self, key: int) -> int:
-        """The value stored under `key`, or -1."""
-        keys, mask = self._keys, self._mask
-        i = key & mask
-        while True:
-            k = keys[i]
-            if k == key:
-                return self._values[i]
-            if k == 0:
-                return -1
-            i = (i + 1) & mask
-
-    def setdefault(self, key: int, value: int) -> int:
-        """Store `value` under `key` unless present; return the earlier value or -1."""
-        keys, mask = self._keys, self._mask
-        i = key & mask
-        while True:
-            k = keys[i]
-            if k == key:
-                return self._values[i]
-            if k == 0:
-                keys[i] = key
-                self._values[i] = value
-                self._used += 1
-                if self._used * 10 > mask * 7:
-                    self._grow()
-                return -1
-            i = (i + 1) & mask
-
-    def replace(self, key: int, value: int) -> None:
-        """Store `value` under `key`, replacing any earlier value."""
+    def _slot(self, key: int) -> int:
+        """The slot holding `key`, or the empty slot where it would go (linear probing)."""
         keys, mask = self._keys, self._mask
         i = key & mask
         while True:
             k = keys[i]
             if k == key or k == 0:
-                if k == 0:
-                    keys[i] = key
-                    self._used += 1
-                self._values[i] = value
-                if self._used * 10 > mask * 7:
-                    self._grow()
-                return
+                return i
             i = (i + 1) & mask
+
+    def _fill(self, i: int, key: int, value: int) -> None:
+        """Put a new key in empty slot `i`, growing when the table passes 70% full."""
+        self._keys[i] = key
+        self._values[i] = value
+        self._used += 1
+        if self._used * 10 > self._mask * 7:
+            self._grow()
+
+    def get(self, key: int) -> int:
+        """The value stored under `key`, or -1."""
+        i = self._slot(key)
+        return self._values[i] if self._keys[i] == key else -1
+
+    def setdefault(self, key: int, value: int) -> int:
+        """Store `value` under `key` unless present; return the earlier value or -1."""
+        i = self._slot(key)
+        if self._keys[i] == key:
+            return self._values[i]
+        self._fill(i, key, value)
+        return -1
+
+    def replace(self, key: int, value: int) -> None:
+        """Store `value` under `key`, replacing any earlier value."""
+        i = self._slot(key)
+        if self._keys[i] == key:
+            self._values[i] = value
+        else:
+            self._fill(i, key, value)
 
     def _grow(self) -> None:
         old_keys, old_values = self._keys, self._values
