@@ -121,12 +121,25 @@ def run(runs: int = 5) -> list[tuple[Any, ...]]:
         file=sys.stderr,
     )
     return [
-        ("open 200 MiB artifact inline: first rows", o_big, o_small,
-         "same for a 200 KiB artifact (target <= 2)"),
-        ("200 MiB artifact: end to its last row", e_big, e_small,
-         "same for a 200 KiB artifact (target <= 2)"),
-        ("RSS growth opening the 200 MiB artifact", max(g_big, 0) / 1024, 200.0,
-         "the artifact's size", "MiB"),
+        (
+            "open 200 MiB artifact inline: first rows",
+            o_big,
+            o_small,
+            "same for a 200 KiB artifact (target <= 2)",
+        ),
+        (
+            "200 MiB artifact: end to its last row",
+            e_big,
+            e_small,
+            "same for a 200 KiB artifact (target <= 2)",
+        ),
+        (
+            "RSS growth opening the 200 MiB artifact",
+            max(g_big, 0) / 1024,
+            200.0,
+            "the artifact's size",
+            "MiB",
+        ),
     ]
 
 

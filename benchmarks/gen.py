@@ -164,6 +164,20 @@ def transcript(path: Path, size: int, *, artifacts: int = 0, artifact_size: int 
     return path
 
 
+def mixed_artifacts(path: Path, files: int, size: int) -> Path:
+    """A transcript whose `files` results are `size` bytes of mixed-script text, stored."""
+    if path.exists() and len(list(artifact_dir_for(path).glob("*.txt"))) >= files:
+        return path
+    from core.session import Session
+
+    text = mixed_text(size)
+    with Session.create(path, {"app": "benchmarks/gen.py"}) as s:
+        for i in range(files):
+            op = s.append_tool_dispatched(f"c{i}", "fs_read", "{}")
+            s.settle(op, f"c{i}", text + str(i))
+    return path
+
+
 def last_line(rng: random.Random, i: int) -> bytes:
     """The final line: a token a tail-first viewer (toolong) shows on its first screen."""
     return _line("message", {"content": LAST_TOKEN, "role": "assistant"}, _uuid(rng), i)
