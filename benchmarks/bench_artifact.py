@@ -37,6 +37,8 @@ sys.path.insert(0, str(HERE))
 
 from gen import DATA, MiB, transcript  # noqa: E402
 
+from viewer.pilot import wait_until_quiet  # noqa: E402
+
 KiB = 1 << 10
 SIZE = (120, 40)
 #: The last line of each generated artifact (`gen.transcript`'s body).
@@ -51,15 +53,6 @@ def _rss_kib() -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
-
-
-async def _settle(pilot: Any) -> None:
-    app = pilot.app
-    for _ in range(50):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.state.name in ("PENDING", "RUNNING") for w in app.workers):
-            return
 
 
 def _screen_text(view: Any) -> str:
@@ -92,7 +85,7 @@ async def _measure(path: Path, runs: int) -> tuple[float, float, int]:
     best_open = best_end = float("inf")
     growth = 0
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+        await wait_until_quiet(pilot)
         screen: Any = app.screen
         view = screen.view
         for _ in range(runs):
@@ -103,9 +96,9 @@ async def _measure(path: Path, runs: int) -> tuple[float, float, int]:
             await pilot.pause()  # the open's own repaints are done; the index still runs
             best_end = min(best_end, await _timed_key(app, "end", view, LAST_LINE))
             growth = max(growth, _rss_kib() - rss)
-            await _settle(pilot)  # the rest of the index, before closing
+            await wait_until_quiet(pilot)  # the rest of the index, before closing
             await pilot.press("home", "n", "enter")
-            await _settle(pilot)
+            await wait_until_quiet(pilot)
             assert not screen.ctx.open_artifacts
     return best_open, best_end, growth
 

@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from textual.pilot import Pilot  # noqa: E402
 
 from viewer.app import TranscriptApp  # noqa: E402
+from viewer.pilot import wait_until_quiet  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 SIZE = (120, 40)
@@ -32,13 +33,8 @@ Script = Callable[[Pilot[Any]], Awaitable[None]]
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until no worker is pending or running (handlers start new ones)."""
-    app = pilot.app
-    for _ in range(50):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.state.name in ("PENDING", "RUNNING") for w in app.workers):
-            return
+    """Wait until the app is quiet, so the picture shows the finished state."""
+    await wait_until_quiet(pilot)
 
 
 async def nothing(pilot: Pilot[Any]) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from core.artifacts import COULD_NOT_BE_STORED, NOWHERE_TO_PUT_IT, commify
+from viewer.pilot import wait_until_quiet
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -140,17 +141,32 @@ def write_run(directory: Path, state: str = "verified", name: str = "run.jsonl")
     ]
     lines = [
         line(1, "session-meta", {"scenario": "test", "state": state}),
-        line(2, "message", {"content": "You read logs.", "role": "system", "sticky": True,
-                            "sysprompt": True}),
+        line(
+            2,
+            "message",
+            {"content": "You read logs.", "role": "system", "sticky": True, "sysprompt": True},
+        ),
         line(3, "message", {"content": "Read big.log please.", "role": "user"}),
         line(4, "message", {"content": "Reading it.", "role": "assistant", "tool-calls": calls}),
-        line(5, "tool-dispatched", {"arguments": '{"path":"big.log"}', "call-id": "call_1",
-                                    "tool": "fs_read"}, id_=op_id),
+        line(
+            5,
+            "tool-dispatched",
+            {"arguments": '{"path":"big.log"}', "call-id": "call_1", "tool": "fs_read"},
+            id_=op_id,
+        ),
         line(6, "message", {"content": excerpt, "role": "tool", "tool-call-id": "call_1"}),
         line(7, "tool-settled", settle),
-        line(8, "message", {"content": "The log ends at row 039. The harness wrote:\n"
-                            "[... elided 1 chars (2 bytes total); full result: x.txt sha256 "
-                            + "0" * 64 + " ...]", "role": "assistant"}),
+        line(
+            8,
+            "message",
+            {
+                "content": "The log ends at row 039. The harness wrote:\n"
+                "[... elided 1 chars (2 bytes total); full result: x.txt sha256 "
+                + "0" * 64
+                + " ...]",
+                "role": "assistant",
+            },
+        ),
     ]
     path = directory / name
     path.write_text("".join(lines), encoding="utf-8")
@@ -158,19 +174,8 @@ def write_run(directory: Path, state: str = "verified", name: str = "run.jsonl")
 
 
 async def settle(pilot: Any) -> None:
-    """Wait until no worker is pending or running and every message is handled.
-
-    Handlers start new workers (the analysis after the index, hashing after the
-    analysis), so one `wait_for_complete` is not enough: loop until quiet.
-    """
-    app = pilot.app
-    for _ in range(50):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not any(w.state.name in ("PENDING", "RUNNING") for w in app.workers):
-            await pilot.pause()
-            if not any(w.state.name in ("PENDING", "RUNNING") for w in app.workers):
-                return
+    """Wait until the app is quiet (see `viewer.pilot.wait_until_quiet`)."""
+    await wait_until_quiet(pilot)
 
 
 def sync(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:

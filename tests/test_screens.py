@@ -23,6 +23,7 @@ from textual.widgets import DataTable
 
 from core.verify import list_orphans
 from viewer.fileview import SEEN, UNSEEN, ArtifactScreen, FileView
+from viewer.pilot import wait_until_quiet
 from viewer.screens import HelpScreen, ListingScreen, OrphansScreen
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "reference"
@@ -53,9 +54,7 @@ class ScreenApp(App[None]):
 
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait for every worker and the messages they posted."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+    await wait_until_quiet(pilot)
 
 
 def run(app: App[Any], scenario: Callable[[Pilot[Any]], Awaitable[None]]) -> None:
