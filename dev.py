@@ -5,7 +5,8 @@ Why a script and not a Makefile: the only thing a new machine is promised is
 Python 3.11+, and the machine's global pytest (9) cannot load the snapshot
 plugin, so every task must run inside the project's own virtual environment.
 This script creates `.venv/` on first use, installs the project with its test
-extras, and reinstalls only when `pyproject.toml` changes.
+extras, and reinstalls only when `pyproject.toml`, `setup.py` or the one C
+source (the optional native grapheme counter) changes.
 
 Usage:
     python3 dev.py demo          open the viewer on the bundled example
@@ -33,7 +34,11 @@ PY = BIN / ("python.exe" if os.name == "nt" else "python")
 
 
 def _wanted_stamp() -> str:
-    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    """What the install depends on: the project file, and the C source it compiles."""
+    digest = hashlib.sha256()
+    for name in ("pyproject.toml", "setup.py", "core/_gcount.c"):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
 
 
 def ensure_env() -> None:
@@ -46,7 +51,10 @@ def ensure_env() -> None:
     print("dev.py: installing the project and its test tools into .venv/", file=sys.stderr)
     pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True)
+    # setuptools warns on every editable install that top-level folders named
+    # like the packages (core/, viewer/) may shadow them: here they *are* them.
+    env = {**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"}
+    subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True, env=env)
     STAMP.write_text(_wanted_stamp())
 
 

@@ -6,8 +6,10 @@ An oversized tool result is hashed (sha256 of its UTF-8) anyway, so the hash
 is the yardstick: it is the cheapest thing that must read all 10 MB. Two
 inputs: the reference's mixed-script result (CJK, Hangul, ZWJ emoji, flags,
 combining marks, Indic, controls, CRLF blocks) repeated to 10 MB, and 10 MB of
-ASCII. For each: sha256, `count`, `cut(text, 12288, 4096)` (what an excerpt
-needs), the plain engine's count for comparison, and the ratios to sha256.
+ASCII. For each: sha256, `count` (the native counter when it was built),
+`_count_pure` (the pure-Python path, used where it was not), `cut(text, 12288,
+4096)` (what an excerpt needs), the plain engine's count for comparison, and
+the ratios to sha256.
 Times are the best of a few runs.
 """
 
@@ -24,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from wcwidth import iter_graphemes  # noqa: E402
 
-from core.graphemes import count, cut  # noqa: E402
+from core.graphemes import NATIVE, _count_pure, count, cut  # noqa: E402
 
 SAMPLE = ROOT.parent / "shared" / "fixtures" / "reference" / "basic.big-input.txt"
 TARGET_BYTES = 10_000_000
@@ -59,11 +61,13 @@ def main() -> None:
         "mixed-script": to_size(SAMPLE.read_text(encoding="utf-8")),
         "ascii": to_size(ascii_unit),
     }
+    print(f"native counter (core._gcount): {'built' if NATIVE else 'not built'}")
     for name, text in inputs.items():
         data_bytes = len(text.encode("utf-8"))
         total, first, last = cut(text, 12_288, 4_096)
         t_sha = best(lambda text=text: hashlib.sha256(text.encode("utf-8")).digest())
         t_count = best(lambda text=text: count(text))
+        t_pure = best(lambda text=text: _count_pure(text))
         t_cut = best(lambda text=text: cut(text, 12_288, 4_096))
         t_plain = best(lambda text=text: sum(1 for _ in iter_graphemes(text)))
         print(
@@ -73,6 +77,7 @@ def main() -> None:
         for label, seconds in [
             ("sha256(utf-8)", t_sha),
             ("count", t_count),
+            ("count, pure Python", t_pure),
             ("cut(12288, 4096)", t_cut),
             ("plain engine count", t_plain),
         ]:

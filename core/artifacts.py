@@ -283,6 +283,8 @@ class Store:
         a worker thread while this thread counts graphemes (when `chars` is not
         given): both release the GIL, so on two cores a 10 MB store costs about
         the encode plus the count, instead of encode + hash + write + count.
+        The native count (`graphemes.NATIVE`) releases the GIL as well, so it
+        starts first, in a thread of its own, and overlaps the encode too.
 
         Args:
             op_id: the operation id; sanitised into the file name.
@@ -295,11 +297,18 @@ class Store:
             OSError: any I/O failure; the caller (a settle) turns it into the
                 `could not be stored` marker rather than a failed tool call.
         """
+        counting = chars is None and not content.isascii()  # isascii() is O(1) on a str
+        # The native count releases the GIL, so it can overlap the encode too:
+        # start it first. (Every str of this many code points has at least as
+        # many bytes, so it always lands in the parallel branch below. If the
+        # encode or the mkdir fails, the job just finishes unread.)
+        early: _Job[int] | None = None
+        if counting and graphemes.NATIVE and len(content) >= PARALLEL_STORE_BYTES // 2:
+            early = _Job(lambda: graphemes.count(content), "artifact-count")
         data = to_bytes(content)
         name = artifact_name(op_id)
         final = self.dir / name
         self.dir.mkdir(parents=True, exist_ok=True)
-        counting = chars is None and not content.isascii()  # isascii() is O(1) on a str
         if len(data) < (PARALLEL_STORE_BYTES // 2 if counting else PARALLEL_STORE_BYTES):
             self._write(final, data)
             digest = _sha256_hex(data)
@@ -308,7 +317,10 @@ class Store:
             hashing = _Job(lambda: _sha256_hex(data), "artifact-hash")
             writing = _Job(lambda: self._write(final, data), "artifact-write")
             try:
-                total = graphemes.count(content) if chars is None else chars
+                if early is not None:
+                    total = early.result()
+                else:
+                    total = graphemes.count(content) if chars is None else chars
             finally:
                 hashing.wait()  # never return (or raise) with a write still going
                 writing.wait()

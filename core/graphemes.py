@@ -4,8 +4,16 @@ Excerpts are measured in graphemes (what a reader sees as one character), and
 they are cut from tool results that can be 10 MB, so this module is on the hot
 path. The segmentation itself is `wcwidth`'s C engine (it passes all 853 lines
 of GraphemeBreakTest-18.0.0; `tests/test_graphemes.py` keeps checking that).
-Around it sit fast paths that never change an answer, only how much text the
-engine has to walk:
+
+`count`, the one pass over a whole result, has a native path: the UAX #29
+rules, written once here (`_step`), and wcwidth's property tables are compiled
+into a small automaton that `core._gcount` (C, optional, built by setup.py
+where a compiler exists) runs at about 2 ns a code point with the GIL released,
+so a settle's hash and write run beside it. Without it, `_count_pure` gives the
+same answers with the fast paths below.
+
+Around the engine sit fast paths that never change an answer, only how much
+text the engine has to walk:
 
 * Pure-ASCII text needs no engine at all: every code point is a grapheme
   except that CR LF is one.
@@ -46,7 +54,15 @@ from typing import Final, NamedTuple
 
 from wcwidth import iter_graphemes
 
-__all__ = ["count", "cut", "head", "is_boundary", "tail"]
+try:
+    from core import _gcount  # the optional native counter (core/_gcount.c)
+except ImportError:  # not built: no C compiler where it was installed
+    _gcount = None  # type: ignore[assignment]
+
+__all__ = ["NATIVE", "count", "cut", "head", "is_boundary", "tail"]
+
+#: Whether `count` uses the native counter (built from core/_gcount.c).
+NATIVE: Final = _gcount is not None
 
 _CRLF: Final = "\r\n"
 
@@ -276,6 +292,206 @@ def _regexes() -> _Regexes:
     )
 
 
+# Grapheme_Cluster_Break values, numbered as wcwidth's GCB enum.
+_OTHER, _CR, _LF, _CONTROL, _EXTEND, _ZWJ, _RI, _PREPEND, _SPACINGMARK = range(9)
+_L, _V, _T, _LV, _LVT = range(9, 14)
+# A code point's properties as one byte: GCB in the low four bits, then flags.
+_GCB_MASK: Final = 0x0F
+_EXT_PICT: Final = 0x10
+_INCB_LINKER: Final = 0x20
+_INCB_EXTEND: Final = 0x40
+_INCB_CONSONANT: Final = 0x80
+# Code points per block of the two-stage class table (core/_gcount.c agrees).
+_BLOCK_SHIFT: Final = 7
+
+
+class _State(NamedTuple):
+    """What the boundary rules remember of the text before a code point.
+
+    Attributes:
+        prev: GCB of the previous code point.
+        ri_odd: Whether an odd number of Regional_Indicators precede since
+            the last boundary GB12/GB13 put between two of them.
+        incb: Whether the text ends InCB=Linker InCB=Extend* (GB9c).
+        emoji: 1 if it ends ExtPict Extend*, 2 if ExtPict Extend* ZWJ (GB11).
+    """
+
+    prev: int
+    ri_odd: bool
+    incb: bool
+    emoji: int
+
+
+# Before the first code point: as after a control, which breaks before anything.
+_START: Final = _State(_CONTROL, False, False, 0)
+
+
+def _step(state: _State, props: int) -> tuple[bool, _State]:
+    """One code point of UAX #29: a boundary before it?, and the state after it.
+
+    The tests are wcwidth's `_should_break`, in its order, with its two
+    look-backs (GB9c, GB11) kept as state instead of scans.
+
+    Args:
+        state: The state before the code point.
+        props: Its property byte.
+
+    Returns:
+        (boundary before it, state after it).
+    """
+    g = props & _GCB_MASK
+    prev = state.prev
+    ri = False
+    if prev == _CR and g == _LF:  # GB3
+        brk = False
+    elif prev in (_CONTROL, _CR, _LF):  # GB4
+        brk, ri = True, g == _RI
+    elif g in (_CONTROL, _CR, _LF):  # GB5
+        brk = True
+    elif (
+        (prev == _L and g in (_L, _V, _LV, _LVT))  # GB6
+        or (prev in (_LV, _V) and g in (_V, _T))  # GB7
+        or (prev in (_LVT, _T) and g == _T)  # GB8
+        or g in (_EXTEND, _SPACINGMARK, _ZWJ)  # GB9, GB9a
+    ):
+        brk = False
+    elif prev == _PREPEND:  # GB9b
+        brk, ri = False, g == _RI
+    elif (props & _INCB_CONSONANT and state.incb) or (props & _EXT_PICT and state.emoji == 2):
+        brk = False  # GB9c, GB11 (emoji state 2 means the previous one is a ZWJ)
+    elif prev == _RI and g == _RI:  # GB12, GB13
+        brk = ri = not state.ri_odd
+    else:  # GB999
+        brk, ri = True, g == _RI
+
+    if props & _INCB_LINKER:
+        incb = True
+    elif props & _INCB_EXTEND:
+        incb = state.incb
+    else:
+        incb = False
+    if g == _EXTEND:
+        emoji = 1 if state.emoji == 1 else 0
+    elif props & _EXT_PICT:
+        emoji = 1
+    elif g == _ZWJ:
+        emoji = 2 if state.emoji == 1 else 0
+    else:
+        emoji = 0
+    return brk, _State(g, ri, incb, emoji)
+
+
+def _properties() -> bytearray:
+    """The property byte of every code point, from wcwidth's Unicode 18 tables.
+
+    Where wcwidth's GCB ranges overlap, the class its `_grapheme_cluster_break`
+    tests first wins. Lone surrogates are Control and nothing else, as in
+    `_count_pure`.
+    """
+    from wcwidth import table_grapheme as _gcb  # 20 ms to import: only when needed
+
+    props = bytearray(0x110000)
+    # Lowest priority first: later ones overwrite.
+    by_priority: list[tuple[int, Iterable[tuple[int, int]]]] = [
+        (_LVT, _gcb.GRAPHEME_LVT),
+        (_LV, _gcb.GRAPHEME_LV),
+        (_T, _gcb.GRAPHEME_T),
+        (_V, _gcb.GRAPHEME_V),
+        (_L, _gcb.GRAPHEME_L),
+        (_SPACINGMARK, _gcb.GRAPHEME_SPACINGMARK),
+        (_PREPEND, _gcb.GRAPHEME_PREPEND),
+        (_RI, _gcb.GRAPHEME_REGIONAL_INDICATOR),
+        (_EXTEND, _gcb.GRAPHEME_EXTEND),
+        (_CONTROL, _gcb.GRAPHEME_CONTROL),
+        (_ZWJ, ((0x200D, 0x200D),)),
+        (_LF, ((0x0A, 0x0A),)),
+        (_CR, ((0x0D, 0x0D),)),
+    ]
+    for value, table in by_priority:
+        for lo, hi in _table(table):
+            props[lo : hi + 1] = bytes([value]) * (hi - lo + 1)
+    flags: list[tuple[int, Iterable[tuple[int, int]]]] = [
+        (_EXT_PICT, _gcb.EXTENDED_PICTOGRAPHIC),
+        (_INCB_LINKER, _gcb.INCB_LINKER),
+        (_INCB_EXTEND, _gcb.INCB_EXTEND),
+        (_INCB_CONSONANT, _gcb.INCB_CONSONANT),
+    ]
+    for flag, table in flags:
+        for lo, hi in _table(table):
+            props[lo : hi + 1] = bytes(b | flag for b in props[lo : hi + 1])
+    props[0xD800:0xE000] = bytes([_CONTROL]) * 0x800
+    return props
+
+
+class _Automaton(NamedTuple):
+    """The native counter's arguments after the text (see core/_gcount.c).
+
+    Attributes:
+        stage1: One native uint16 block number per 128 code points.
+        stage2: 128 class bytes per distinct block.
+        moves: One native uint16 per (state, class): the next state's row
+            (state number times `classes`), shifted left once, plus 1 when
+            there is a boundary before the code point. State 0 is `_START`.
+        classes: Number of classes (distinct property bytes).
+    """
+
+    stage1: bytes
+    stage2: bytes
+    moves: bytes
+    classes: int
+
+
+@cache
+def _native_tables() -> _Automaton:
+    """Compile the boundary rules and wcwidth's tables into the native counter's input.
+
+    Why here and not in C: the rules are written once, in `_step`, next to
+    the pure-Python path, and the Unicode data comes from the same wcwidth
+    tables, so nothing generated is committed and the C code holds no
+    Unicode knowledge. Code points with the same property byte behave the
+    same, so the bytes in use become classes, and every state reachable
+    from `_START` gets a row (19 classes and 23 states today). About 16 ms,
+    once.
+
+    Returns:
+        The tables.
+    """
+    from array import array
+
+    props = _properties()
+    values = sorted(set(props))
+    klass = {v: i for i, v in enumerate(values)}
+    classes = len(values)
+
+    states = {_START: 0}
+    todo = [_START]
+    rows: list[list[tuple[bool, _State]]] = []
+    while todo:
+        state = todo.pop(0)
+        row = [_step(state, v) for v in values]
+        rows.append(row)
+        for _, nxt in row:
+            if nxt not in states:
+                states[nxt] = len(states)
+                todo.append(nxt)
+    moves = array("H", [(states[nxt] * classes) << 1 | brk for row in rows for brk, nxt in row])
+
+    size = 1 << _BLOCK_SHIFT
+    as_classes = props.translate(bytes(klass.get(v, 0) for v in range(256)))
+    blocks: dict[bytes, int] = {}
+    stage1 = array("H")
+    for start in range(0, len(as_classes), size):
+        stage1.append(blocks.setdefault(bytes(as_classes[start : start + size]), len(blocks)))
+    return _Automaton(stage1.tobytes(), b"".join(blocks), moves.tobytes(), classes)
+
+
+@cache
+def _automaton() -> _gcount.Automaton:
+    """The native counter, its tables checked once (only called when `NATIVE`)."""
+    assert _gcount is not None
+    return _gcount.Automaton(*_native_tables())
+
+
 def _engine_count(text: str) -> int:
     """Count clusters with the engine alone; the caller removed surrogates.
 
@@ -311,6 +527,27 @@ def _has_surrogates(text: str) -> bool:
 
 def count(text: str) -> int:
     """Number of extended grapheme clusters in `text`.
+
+    Pure-ASCII text is "length minus CR LF pairs". Anything else goes to the
+    native counter when it was built (`NATIVE`), a few nanoseconds a code point
+    with the GIL released, or else to `_count_pure`; the two agree on every
+    input (the tests hold them to each other and to GraphemeBreakTest).
+
+    Args:
+        text: Any string, lone surrogates included.
+
+    Returns:
+        The grapheme count.
+    """
+    if text.isascii():
+        return len(text) - _crlf_pairs(text)
+    if _gcount is not None:
+        return int(_automaton().count(text))
+    return _count_pure(text)
+
+
+def _count_pure(text: str) -> int:
+    """`count` in pure Python, for when the native counter is not built.
 
     One regex pass replaces every packable run (`_Regexes.pack`: an end
     character, interior characters, an end character) with ``"a"``, lone

@@ -264,13 +264,22 @@ def test_markers_round_trip_through_the_parser(
 # -- the parallel store path (hash and write in threads) behaves exactly like the plain one --
 
 
-@pytest.mark.parametrize("threshold", [0, 1 << 40], ids=["parallel", "inline"])
+@pytest.mark.parametrize(
+    ("threshold", "native"),
+    [(0, True), (0, False), (1 << 40, True)],
+    ids=["parallel", "parallel-pure-count", "inline"],
+)
 def test_both_store_paths_write_the_same_thing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threshold: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threshold: int, native: bool
 ) -> None:
+    """Parallel (with the native count started before the encode, or the pure
+    count in this thread) and inline stores write and report the same."""
     import core.artifacts as artifacts
 
     monkeypatch.setattr(artifacts, "PARALLEL_STORE_BYTES", threshold)
+    if not native:
+        monkeypatch.setattr(graphemes, "NATIVE", False)
+        monkeypatch.setattr(graphemes, "_gcount", None)
     store = Store(tmp_path / "p.artifacts")
     content = "e\u0301 日本 👩\u200d💻\r\n" * 5000
     stored = store.store("op", content)

@@ -3,7 +3,9 @@
 The reference everywhere is the plain engine: `wcwidth.iter_graphemes` over the
 text, except that lone surrogates are split off first and are one grapheme each
 (UAX #29 gives Cs the Control class; the engine itself would glue them to their
-neighbours). Nothing here asserts on time.
+neighbours). `count` is checked on both of its paths, the native counter (when
+it was built; `tests/test_gcount.py` tests it on its own) and `_count_pure`.
+Nothing here asserts on time.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ def assert_matches_reference(text: str, ns: Iterator[int] | None = None) -> None
     clusters = reference(text)
     total = len(clusters)
     assert count(text) == total
+    assert graphemes._count_pure(text) == total
     for n in ns if ns is not None else range(total + 2):
         assert head(text, n) == "".join(clusters[:n]), n
         assert tail(text, n) == ("".join(clusters[max(0, total - n) :]) if n > 0 else ""), n
@@ -106,6 +109,7 @@ def test_conformance_line(number: int, clusters: list[str]) -> None:
     # ...and the module's answers, for every n from 0 to count + 1.
     total = len(clusters)
     assert count(text) == total
+    assert graphemes._count_pure(text) == total
     for n in range(total + 2):
         assert head(text, n) == "".join(clusters[:n])
         assert tail(text, n) == ("".join(clusters[max(0, total - n) :]) if n > 0 else "")
@@ -130,6 +134,7 @@ def test_conformance_lines_inside_long_simple_runs() -> None:
     text = "".join(expected)
     total = len(expected)
     assert count(text) == total
+    assert graphemes._count_pure(text) == total
     assert [i for i in range(len(text) + 1) if is_boundary(text, i)] == sorted(boundaries(expected))
     for n in [*range(0, total + 2, 97), total - 1, total, total + 1]:
         assert head(text, n) == "".join(expected[:n])
@@ -241,7 +246,7 @@ PACK_FRAGMENTS = [
 @given(st.lists(st.sampled_from(PACK_FRAGMENTS), max_size=60).map("".join))
 def test_count_with_packed_runs_equals_plain_engine(text: str) -> None:
     """Runs of every packable kind with every kind of neighbour at their ends."""
-    assert count(text) == len(reference(text))
+    assert graphemes._count_pure(text) == len(reference(text))
 
 
 # -- fast paths against the plain engine --------------------------------------------
@@ -272,6 +277,14 @@ mixed_texts = st.one_of(
 @given(mixed_texts)
 def test_fast_paths_equal_plain_engine(text: str) -> None:
     assert_matches_reference(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(mixed_texts)
+def test_fast_paths_equal_plain_engine_without_the_native_counter(text: str) -> None:
+    """head/tail count their windows with `count`: also right on the pure path."""
+    with mock.patch.object(graphemes, "_gcount", None):
+        assert_matches_reference(text)
 
 
 @settings(max_examples=150, deadline=None)
@@ -407,6 +420,6 @@ def test_ten_megabytes_of_mixed_script() -> None:
     text = sample * (BIG // len(sample.encode("utf-8")) + 1)
     clusters = list(iter_graphemes(text))  # no surrogates in it: the plain engine is exact
     total, first, last = cut(text, 12_288, 4_096)
-    assert total == len(clusters)
+    assert total == len(clusters) == graphemes._count_pure(text)
     assert first == "".join(clusters[:12_288])
     assert last == "".join(clusters[-4_096:])

@@ -1,0 +1,267 @@
+/*
+ * core._gcount: run a grapheme-boundary automaton over a str without the GIL.
+ *
+ * Why this exists: `settle()` of a 10 MB mixed-script tool result must cost at
+ * most a few times a sha256 of it, and the pure-Python count (regex packing plus
+ * wcwidth's segmenter) needs about 70 ms for that, all under the GIL. Counting
+ * with a table-driven automaton takes a couple of nanoseconds a code point, and
+ * with the GIL released the hash and the artifact write run beside it.
+ *
+ * It knows nothing about Unicode: `core.graphemes` derives the class tables
+ * from wcwidth's (the same source the pure-Python path uses) and the automaton
+ * from the UAX #29 rules written once in Python (`_native_tables` there), and
+ * passes them in. The tests hold the two paths to each other and to
+ * GraphemeBreakTest-18.0.0.
+ *
+ * This module is optional: when it cannot be built, `core.graphemes` counts in
+ * pure Python and gives the same answers.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+/* Two-stage class table: stage1[cp >> BLOCK_SHIFT] is a block number, stage2
+ * holds BLOCK_SIZE class bytes per block. */
+#define BLOCK_SHIFT 7
+#define BLOCK_SIZE (1 << BLOCK_SHIFT)
+#define STAGE1_LEN (0x110000 >> BLOCK_SHIFT)
+
+/* Strings shorter than this are counted with the GIL held: releasing and
+ * taking it back costs more than counting them. */
+#define RELEASE_GIL_AT 65536
+
+/* The loop: look up the code point's class, take the transition, add its
+ * boundary bit. A state is stored premultiplied by the number of classes, so
+ * one addition finds its row; the start state is 0. */
+#define DEFINE_COUNT(NAME, TYPE)                                              \
+    static Py_ssize_t                                                         \
+    NAME(const TYPE *text, Py_ssize_t n, const uint16_t *stage1,              \
+         const uint8_t *stage2, const uint16_t *moves)                        \
+    {                                                                         \
+        Py_ssize_t breaks = 0;                                                \
+        unsigned int state = 0;                                               \
+        for (Py_ssize_t i = 0; i < n; i++) {                                  \
+            Py_UCS4 cp = text[i];                                             \
+            unsigned int cls = stage2[((size_t)stage1[cp >> BLOCK_SHIFT]      \
+                                       << BLOCK_SHIFT) | (cp & (BLOCK_SIZE - 1))]; \
+            unsigned int move = moves[state + cls];                           \
+            breaks += move & 1;                                               \
+            state = move >> 1;                                                \
+        }                                                                     \
+        return breaks;                                                        \
+    }
+
+DEFINE_COUNT(count_ucs1, Py_UCS1)
+DEFINE_COUNT(count_ucs2, Py_UCS2)
+DEFINE_COUNT(count_ucs4, Py_UCS4)
+
+/* An automaton whose tables were checked once, when it was made. */
+typedef struct {
+    PyObject_HEAD
+    Py_buffer stage1;
+    Py_buffer stage2;
+    Py_buffer moves;
+    Py_ssize_t classes;
+} Automaton;
+
+/* Whether every index the loop can form from these tables is in bounds, so
+ * that no table can make it read outside them. Sets ValueError if not. */
+static int
+tables_ok(const Py_buffer *b1, const Py_buffer *b2, const Py_buffer *b3,
+          Py_ssize_t classes)
+{
+    const uint16_t *stage1 = (const uint16_t *)b1->buf;
+    const uint8_t *stage2 = (const uint8_t *)b2->buf;
+    const uint16_t *moves = (const uint16_t *)b3->buf;
+    Py_ssize_t blocks = b2->len / BLOCK_SIZE;
+    Py_ssize_t nmoves = b3->len / (Py_ssize_t)sizeof(uint16_t);
+
+    if (b1->len != (Py_ssize_t)(STAGE1_LEN * sizeof(uint16_t)) ||
+        b2->len % BLOCK_SIZE != 0 || b3->len % (Py_ssize_t)sizeof(uint16_t) != 0 ||
+        classes < 1 || classes > 256 || nmoves < classes || nmoves % classes != 0) {
+        PyErr_SetString(PyExc_ValueError, "Automaton tables have the wrong size");
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < STAGE1_LEN; i++) {
+        if ((Py_ssize_t)stage1[i] >= blocks) {
+            PyErr_SetString(PyExc_ValueError, "Automaton stage1 names a missing block");
+            return 0;
+        }
+    }
+    for (Py_ssize_t i = 0; i < b2->len; i++) {
+        if ((Py_ssize_t)stage2[i] >= classes) {
+            PyErr_SetString(PyExc_ValueError, "Automaton stage2 holds a class out of range");
+            return 0;
+        }
+    }
+    for (Py_ssize_t i = 0; i < nmoves; i++) {
+        Py_ssize_t next = moves[i] >> 1;
+        if (next % classes != 0 || next + classes > nmoves) {
+            PyErr_SetString(PyExc_ValueError, "Automaton moves name a missing state");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *
+automaton_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"stage1", "stage2", "moves", "classes", NULL};
+    Py_buffer b1, b2, b3;
+    Py_ssize_t classes;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*n:Automaton", kwlist,
+                                     &b1, &b2, &b3, &classes)) {
+        return NULL;
+    }
+    Automaton *self = NULL;
+    if (tables_ok(&b1, &b2, &b3, classes)) {
+        self = (Automaton *)type->tp_alloc(type, 0);
+    }
+    if (self == NULL) {
+        PyBuffer_Release(&b1);
+        PyBuffer_Release(&b2);
+        PyBuffer_Release(&b3);
+        return NULL;
+    }
+    self->stage1 = b1;
+    self->stage2 = b2;
+    self->moves = b3;
+    self->classes = classes;
+    return (PyObject *)self;
+}
+
+static void
+automaton_dealloc(PyObject *op)
+{
+    Automaton *self = (Automaton *)op;
+    PyTypeObject *type = Py_TYPE(op);
+    PyBuffer_Release(&self->stage1);
+    PyBuffer_Release(&self->stage2);
+    PyBuffer_Release(&self->moves);
+    type->tp_free(op);
+    Py_DECREF(type);
+}
+
+PyDoc_STRVAR(count_doc,
+"count(text, /)\n"
+"--\n"
+"\n"
+"Number of code points of text before which the automaton marks a boundary.\n"
+"The GIL is released while counting long strings.");
+
+static PyObject *
+automaton_count(PyObject *op, PyObject *text)
+{
+    Automaton *self = (Automaton *)op;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "count() argument must be str");
+        return NULL;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) {
+        return NULL;
+    }
+#endif
+    const uint16_t *stage1 = (const uint16_t *)self->stage1.buf;
+    const uint8_t *stage2 = (const uint8_t *)self->stage2.buf;
+    const uint16_t *moves = (const uint16_t *)self->moves.buf;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t breaks = 0;
+    PyThreadState *save = NULL;
+
+    /* Releasing the GIL is safe: str is immutable, and we hold references to
+     * the text and (through self) to the tables until we take it back. */
+    Py_INCREF(text);
+    Py_INCREF(op);
+    if (n >= RELEASE_GIL_AT) {
+        save = PyEval_SaveThread();
+    }
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        breaks = count_ucs1((const Py_UCS1 *)data, n, stage1, stage2, moves);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        breaks = count_ucs2((const Py_UCS2 *)data, n, stage1, stage2, moves);
+        break;
+    default:
+        breaks = count_ucs4((const Py_UCS4 *)data, n, stage1, stage2, moves);
+        break;
+    }
+    if (save != NULL) {
+        PyEval_RestoreThread(save);
+    }
+    Py_DECREF(op);
+    Py_DECREF(text);
+    return PyLong_FromSsize_t(breaks);
+}
+
+static PyMethodDef automaton_methods[] = {
+    {"count", automaton_count, METH_O, count_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(automaton_doc,
+"Automaton(stage1, stage2, moves, classes)\n"
+"--\n"
+"\n"
+"A boundary automaton, its tables checked once: stage1 holds a native uint16\n"
+"block number per 128 code points, stage2 128 class bytes per block (each\n"
+"below classes), and moves a native uint16 per (state, class): the next\n"
+"state's row (state number times classes) shifted left once, plus 1 when\n"
+"there is a boundary before the code point. State 0 is the start.");
+
+static PyType_Slot automaton_slots[] = {
+    {Py_tp_new, automaton_new},
+    {Py_tp_dealloc, automaton_dealloc},
+    {Py_tp_methods, automaton_methods},
+    {Py_tp_doc, (void *)automaton_doc},
+    {0, NULL},
+};
+
+static PyType_Spec automaton_spec = {
+    .name = "core._gcount.Automaton",
+    .basicsize = sizeof(Automaton),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = automaton_slots,
+};
+
+static int
+gcount_exec(PyObject *module)
+{
+    PyObject *type = PyType_FromModuleAndSpec(module, &automaton_spec, NULL);
+    if (type == NULL) {
+        return -1;
+    }
+    int rc = PyModule_AddObjectRef(module, "Automaton", type);
+    Py_DECREF(type);
+    return rc;
+}
+
+static PyModuleDef_Slot gcount_slots[] = {
+    {Py_mod_exec, gcount_exec},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef gcount_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "core._gcount",
+    .m_doc = "Grapheme-boundary counting without the GIL (an optional accelerator).",
+    .m_size = 0,
+    .m_slots = gcount_slots,
+};
+
+PyMODINIT_FUNC
+PyInit__gcount(void)
+{
+    return PyModuleDef_Init(&gcount_module);
+}

@@ -1,0 +1,11 @@
+"""Types of the optional native counter built from `_gcount.c`."""
+
+from typing import final
+
+@final
+class Automaton:
+    """A grapheme-boundary automaton whose tables were checked once."""
+
+    def __init__(self, stage1: bytes, stage2: bytes, moves: bytes, classes: int) -> None: ...
+    def count(self, text: str, /) -> int:
+        """Number of code points of `text` before which there is a boundary."""
