@@ -55,6 +55,14 @@ def ensure_env() -> None:
     # like the packages (core/, viewer/) may shadow them: here they *are* them.
     env = {**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"}
     subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True, env=env)
+    native = subprocess.run(
+        [str(PY), "-c", "import core.graphemes as g; print(g.NATIVE)"],
+        cwd=ROOT, capture_output=True, text=True,
+    ).stdout.strip()
+    if native != "True":
+        print("dev.py: the native grapheme counter (core/_gcount.c) was not built, no C"
+              " compiler? Everything works; counting graphemes is about 4x slower.",
+              file=sys.stderr)
     STAMP.write_text(_wanted_stamp())
 
 
