@@ -331,6 +331,82 @@ async def test_an_open_artifact_shows_in_both_views_and_survives_a_resize(run_fa
         assert all(len(t) <= screen.ctx.width for _, t in rows_of(screen))
 
 
+def write_wide_artifact_run(path: Path) -> list[str]:
+    """A run whose one stored result has lines of 200 characters; returns those lines."""
+    from core.session import Session
+
+    lines = [f"{i:03d} " + "abcdefghij" * 19 + "xyz!" for i in range(30)]
+    with Session.create(path, {"app": "tests"}, limit=300) as s:
+        s.append_message("user", "read the wide file")
+        s.append_message("assistant", "", tool_calls=[
+            {"id": "call_1", "type": "function",
+             "function": {"name": "fs_read", "arguments": "{}"}},
+        ])  # fmt: skip
+        op = s.append_tool_dispatched("call_1", "fs_read", "{}", round=1)
+        s.settle(op, "call_1", "\n".join(lines))
+    return lines
+
+
+def art_texts(screen: TranscriptScreen) -> list[str]:
+    """The file text of every inline-artifact row on show, bar and gutter removed."""
+    return [t.strip()[2:] for k, t in rows_of(screen) if k == "art"]
+
+
+@sync
+async def test_a_resize_rewraps_an_open_artifact_without_losing_text(tmp_path: Path) -> None:
+    """Artifact rows are cut to the width when opened; a narrower window cuts them again.
+
+    Before the fix the rows kept the old cut and were truncated at the new width,
+    hiding the end of every long line.
+    """
+    path = tmp_path / "wide.jsonl"
+    lines = write_wide_artifact_run(path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("n", "enter")
+        await settle(pilot)
+        (art,) = screen.ctx.open_artifacts.values()
+        assert art.lines.row_bytes == screen.ctx.width - 9
+        assert "".join(art_texts(screen)) == "".join(lines)
+        await pilot.resize_terminal(70, 30)
+        await settle(pilot)
+        (art,) = screen.ctx.open_artifacts.values()
+        assert art.lines.row_bytes == screen.ctx.width - 9
+        texts = art_texts(screen)
+        assert "".join(texts) == "".join(lines)  # every byte still on screen
+        assert len(texts) > 30 * (200 // (screen.ctx.width - 9))
+        assert all(len(t) <= screen.ctx.width for _, t in rows_of(screen))
+        assert_layout_consistent(screen)
+
+
+@sync
+async def test_an_artifact_closed_while_being_rewrapped_stays_closed(tmp_path: Path) -> None:
+    from viewer.filelines import FileLines
+    from viewer.messages import ArtifactOpened
+
+    path = tmp_path / "wide.jsonl"
+    write_wide_artifact_run(path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("n", "enter")
+        await settle(pilot)
+        (key,) = screen.ctx.open_artifacts
+        art = screen.ctx.open_artifacts[key]
+        screen._opening.add(key)  # a rewrap is in flight...
+        await pilot.press("enter")  # ...when the artifact is closed
+        assert key not in screen.ctx.open_artifacts
+        late = FileLines(art.lines.path, row_bytes=20)
+        late.index()
+        screen.post_message(ArtifactOpened(key, late, art.check))
+        await settle(pilot)
+        assert key not in screen.ctx.open_artifacts
+        assert late.closed
+
+
 @sync
 async def test_click_on_a_marker_opens_its_artifact(run_factory) -> None:  # type: ignore[no-untyped-def]
     run: Run = run_factory("verified")

@@ -249,7 +249,7 @@ class TranscriptScreen(Screen[None]):
             self.post_message(ArtifactOpenFailed(key, f"{name}: {why}"))
             return
         try:
-            lines = FileLines(path, row_bytes=max(row_bytes, 16))
+            lines = FileLines(path, row_bytes=row_bytes)
             done = lines.index(max_bytes=FIRST_INDEX_BYTES)
             if not done:
                 lines.tail_rows()  # the end shows at once, before the index gets there
@@ -402,18 +402,26 @@ class TranscriptScreen(Screen[None]):
         self._update_counts()
 
     def on_artifact_opened(self, msg: ArtifactOpened) -> None:
-        """Splice the artifact's rows in under its marker."""
-        self._opening.discard(msg.site_key)
-        site = self.ctx.site_by_key.get(msg.site_key)
-        if site is None or msg.site_key in self.ctx.open_artifacts:
-            msg.lines.close()
+        """Splice the artifact's rows in under its marker (or swap in a rewrapped copy)."""
+        key = msg.site_key
+        site = self.ctx.site_by_key.get(key)
+        if key not in self._opening or site is None:
+            msg.lines.close()  # closed again (or gone) while it was being opened
             return
+        self._opening.discard(key)
+        old = self.ctx.open_artifacts.get(key)
+        if old is not None:
+            if old.lines.row_bytes == msg.lines.row_bytes:
+                msg.lines.close()
+                return
+            old.lines.close()  # reopened at a new width: the new rows replace the old
         shape = site.shape
-        state = self.ctx.states.get(msg.site_key, MarkerState.CHECKING)
-        self.ctx.open_artifacts[msg.site_key] = InlineArtifact(
-            msg.site_key,
+        state = self.ctx.states.get(key, MarkerState.CHECKING)
+        check = self.ctx.checks.get(msg.check.name, msg.check)
+        self.ctx.open_artifacts[key] = InlineArtifact(
+            key,
             msg.lines,
-            msg.check,
+            check,
             state,
             shape.head_bytes if shape is not None else 0,
             shape.tail_bytes if shape is not None else 0,
@@ -548,6 +556,7 @@ class TranscriptScreen(Screen[None]):
         key = msg.site
         open_art = self.ctx.open_artifacts.pop(key, None)
         if open_art is not None:
+            self._opening.discard(key)  # a rewrap in flight is dropped when it lands
             open_art.lines.close()
             self._rebuild_line(key[0])
             doc = self.view.doc
@@ -578,11 +587,36 @@ class TranscriptScreen(Screen[None]):
         if key in self._opening or self.transcript is None:
             return
         self._opening.add(key)
-        row_bytes = self.ctx.width - GUTTER - 2
         self._open_artifact(
             key, self.transcript.artifact_dir, marker.file, self.ctx.checks.get(marker.file),
-            row_bytes,
+            self._artifact_row_bytes(),
         )
+
+    def _artifact_row_bytes(self) -> int:
+        """Bytes per artifact row: one cell each for text, so a row fits the width."""
+        return max(self.ctx.width - GUTTER - 2, 16)
+
+    @on(TranscriptView.Rewrapped)
+    def _rewrap_artifacts(self, msg: TranscriptView.Rewrapped) -> None:
+        """Open artifacts are cut into rows of the old width: index them again at the new.
+
+        The old rows stay on screen until the new index's first rows arrive, so a
+        resize never blanks an artifact being read.
+        """
+        if self.transcript is None:
+            return
+        row_bytes = self._artifact_row_bytes()
+        for key, art in list(self.ctx.open_artifacts.items()):
+            site = self.ctx.site_by_key.get(key)
+            if art.lines.row_bytes == row_bytes or key in self._opening or site is None:
+                continue
+            if site.marker.file is None:
+                continue
+            self._opening.add(key)
+            self._open_artifact(
+                key, self.transcript.artifact_dir, site.marker.file,
+                self.ctx.checks.get(site.marker.file), row_bytes,
+            )
 
     @on(TranscriptView.LineRequested)
     def _page_line(self, msg: TranscriptView.LineRequested) -> None:

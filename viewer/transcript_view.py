@@ -92,6 +92,12 @@ class TranscriptView(ScrollView, can_focus=True):
         site: SiteKey
 
     @dataclass
+    class Rewrapped(Message):
+        """The text width changed: everything cut to the old width must follow."""
+
+        width: int
+
+    @dataclass
     class LineRequested(Message):
         """Page through transcript `line`: too long to lay out here, so the screen opens
         it in a pager instead of expanding it."""
@@ -119,8 +125,11 @@ class TranscriptView(ScrollView, can_focus=True):
         """A new width re-wraps every block: relayout, keeping the cursor's block."""
         width = self.scrollable_content_region.width
         if width > 0 and width != self.ctx.width:
+            first = self.ctx.width <= 0
             self.ctx.width = width
             self.relayout(self.doc)
+            if not first:
+                self.post_message(self.Rewrapped(width))
         elif not self.doc.laying_out and self.doc.blocks == 0:
             self.kick_layout(self.doc)
 
