@@ -382,6 +382,29 @@ async def test_a_resize_rewraps_an_open_artifact_without_losing_text(tmp_path: P
 
 
 @sync
+async def test_an_artifact_row_too_wide_to_show_ends_in_an_ellipsis(tmp_path: Path) -> None:
+    """Tabs expand to up to 8 cells: a row cut by bytes can overflow, and says so."""
+    from core.session import Session
+
+    path = tmp_path / "tabs.jsonl"
+    content = "\n".join("\t\t\t\t" + f"{i:03d} " + "x" * 200 for i in range(30))
+    with Session.create(path, {"app": "tests"}, limit=300) as s:
+        op = s.append_tool_dispatched("call_1", "fs_read", "{}", round=1)
+        s.settle(op, "call_1", content)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("n", "enter")
+        await settle(pilot)
+        art = [t for k, t in rows_of(screen) if k == "art"]
+        assert art and all(len(t) <= screen.ctx.width for t in art)
+        first = next(t for t in art if "000" in t)
+        assert first.endswith("…")  # 4 tabs became 32 cells: the row's end is cut
+        assert sum(t.endswith("…") for t in art) == 30  # one per line: its first row
+
+
+@sync
 async def test_an_artifact_closed_while_being_rewrapped_stays_closed(tmp_path: Path) -> None:
     from viewer.filelines import FileLines
     from viewer.messages import ArtifactOpened

@@ -307,7 +307,10 @@ class InlineArtifact:
         for data, unseen in pieces:
             shown = visible(data.decode("utf-8", errors="replace"))
             text.append(shown, style=UNSEEN_STYLE if unseen else SEEN_STYLE)
-        text.truncate(width)
+        # Rows are cut by bytes, one cell per byte; a tab (up to 8 cells) or a
+        # ⟨hex⟩-shown character can still run past the width. Say so with an
+        # ellipsis instead of silently dropping the rest (`e` shows it all).
+        text.truncate(width, overflow="ellipsis")
         return Row(text, "art", line, self.site_key)
 
 
