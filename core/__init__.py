@@ -6,7 +6,7 @@ library, so `--check` and any batch job stay fast and dependency-light.
     from core import Session, verify, excerpt, parse_markers
 """
 
-from core.analysis import Analysis, MarkerSite, OpState, ToolOperation, analyse
+from core.analysis import Analyser, Analysis, MarkerSite, OpState, ToolOperation, analyse
 from core.artifacts import (
     COULD_NOT_BE_STORED,
     NOWHERE_TO_PUT_IT,
@@ -31,6 +31,7 @@ __all__ = [
     "COULD_NOT_BE_STORED",
     "KINDS",
     "NOWHERE_TO_PUT_IT",
+    "Analyser",
     "Analysis",
     "ArtifactConflict",
     "Finding",

@@ -95,6 +95,13 @@ def parse_line_bytes(raw: bytes, line: int, offset: int, *, is_last: bool = Fals
     return make_envelope(line, offset, data)
 
 
+def as_last(parsed: Parsed) -> Parsed:
+    """`parsed` as the file's last line: a malformed one becomes a torn tail."""
+    if isinstance(parsed, LineProblem) and parsed.kind == "malformed-line":
+        return LineProblem(parsed.line, parsed.offset, "torn-tail", parsed.message, parsed.raw)
+    return parsed
+
+
 def _json_kind(value: object) -> str:
     if isinstance(value, list):
         return "array"
@@ -176,6 +183,9 @@ class Transcript:
         self._scanned = 0
         self._size_at_scan = 0
         self._closed = False
+        self.resets = 0
+        """How often `refresh` found the file shorter than indexed and started over:
+        anything built from earlier lines (an incremental analysis) is stale then."""
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -284,6 +294,7 @@ class Transcript:
             with self._lock:
                 self._starts = array("q")
                 self._scanned = 0
+                self.resets += 1
         if size > 0 and self._scanned > 0 and self._scanned < size:
             last = self._pread(1, self._scanned - 1)
             if last == b"\n" and (not self._starts or self._starts[-1] != self._scanned):
@@ -354,22 +365,29 @@ class Transcript:
                 return False
         return True
 
+    def parsed_lines(self, start: int = 1) -> Iterator[Parsed]:
+        """Non-blank lines from `start` on, parsed, in file order (index it first).
+
+        Unlike iterating the transcript, the last one is not marked torn: a
+        caller that reads a growing file in steps decides which line is last.
+        """
+        for line in range(max(start, 1), self.line_count + 1):
+            begin, end = self.line_span(line)
+            raw = self._pread(end - begin, begin) if end > begin else b""
+            parsed = parse_line_bytes(raw, line, begin)
+            if parsed is not None:
+                yield parsed
+
     def __iter__(self) -> Iterator[Parsed]:
-        """Every non-blank line parsed, in file order (index it first)."""
-        count = self.line_count
+        """Every non-blank line parsed, in file order (index it first).
+
+        A last line that does not parse is a `torn-tail` problem: a writer that
+        crashed mid-line leaves exactly that.
+        """
         pending: Parsed | None = None
-        for line in range(1, count + 1):
-            start, end = self.line_span(line)
-            raw = self._pread(end - start, start) if end > start else b""
-            parsed = parse_line_bytes(raw, line, start)
-            if parsed is None:
-                continue
+        for parsed in self.parsed_lines():
             if pending is not None:
                 yield pending
             pending = parsed
         if pending is not None:
-            if isinstance(pending, LineProblem) and pending.kind == "malformed-line":
-                pending = LineProblem(
-                    pending.line, pending.offset, "torn-tail", pending.message, pending.raw
-                )
-            yield pending
+            yield as_last(pending)

@@ -611,6 +611,52 @@ async def test_f_follows_appended_lines(run_factory) -> None:  # type: ignore[no
 
 
 @sync
+async def test_following_reads_only_the_appended_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live run: each poll analyses the new lines, and states move on as they land."""
+    from core.analysis import OpState
+    from core.session import Session
+    from core.transcript import Transcript
+
+    path = tmp_path / "live.jsonl"
+    session = Session.create(path, {"app": "tests"}, limit=300)
+    session.append_message("user", "list the files")
+    calls = [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]
+    session.append_message("assistant", "", tool_calls=calls)
+    starts: list[int] = []
+    real = Transcript.parsed_lines
+
+    def spy(self: Transcript, start: int = 1):  # type: ignore[no-untyped-def]
+        starts.append(start)
+        return real(self, start)
+
+    monkeypatch.setattr(Transcript, "parsed_lines", spy)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("f")
+        op = session.append_tool_dispatched("c1", "ls", "{}", round=1)
+        screen.action_poll()
+        await settle(pilot)
+        assert screen.analysis is not None
+        (running,) = screen.analysis.operations
+        assert running.state is OpState.RUNNING
+        session.settle(op, "c1", "\n".join(f"file {i:04d}" for i in range(200)))
+        starts.clear()
+        screen.action_poll()
+        await settle(pilot)
+        (settled,) = screen.analysis.operations
+        assert settled.state is OpState.SETTLED
+        assert starts == [4]  # from the dispatch line (the last one before), not line 1
+        assert screen.header.verified == 1  # the new artifact was verified too
+        await pilot.press("f")
+        assert screen._analyser is None  # its state is freed when following stops
+    session.close()
+
+
+@sync
 async def test_question_mark_opens_help(run_factory) -> None:  # type: ignore[no-untyped-def]
     from viewer.screens.help import HelpScreen
 

@@ -24,7 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
-from core.analysis import Analysis, analyse
+from core.analysis import Analyser, Analysis, analyse
 from core.findings import Finding, Severity
 from core.markers import MarkerKind
 from core.transcript import Transcript, TranscriptError
@@ -137,6 +137,7 @@ class TranscriptScreen(Screen[None]):
         self.orphan_problems: list[Finding] = []
         self.following = False
         self._follow_timer: Timer | None = None
+        self._analyser: Analyser | None = None
         self._analysing = False
         self._reanalyse = False
         self._opening: set[SiteKey] = set()
@@ -220,8 +221,14 @@ class TranscriptScreen(Screen[None]):
             self.post_message(Progress("reading", done, total))
             give_way()
 
+        analyser = self._analyser
         try:
-            analysis = analyse(transcript, progress)
+            # Following, only the appended lines are read (after one full pass);
+            # otherwise one pass, whose working state is freed when it ends.
+            if analyser is not None:
+                analysis = analyser.update(progress)
+            else:
+                analysis = analyse(transcript, progress)
         except Exception as exc:  # the file view must survive a bug in a pass
             self.post_message(AnalysisFailed(f"{type(exc).__name__}: {exc}"))
             return
@@ -321,6 +328,8 @@ class TranscriptScreen(Screen[None]):
         self._analysing = False
         self._polling = False
         self.header.phase = ""
+        if self._analyser is not None and self.transcript is not None:
+            self._analyser = Analyser(self.transcript)  # it may be half-fed: start over
         self._say(msg.error, title="Analysis failed", severity="error")
 
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
@@ -813,6 +822,12 @@ class TranscriptScreen(Screen[None]):
         """Toggle following a transcript that is still being written."""
         self.following = not self.following
         self.header.following = self.following
+        # An incremental analysis keeps its pass's id tables alive (about 50 MB for
+        # a gigabyte transcript): only while following, where it saves a full pass
+        # per append.
+        self._analyser = (
+            Analyser(self.transcript) if self.following and self.transcript is not None else None
+        )
         if self.file_doc is not None and isinstance(self.file_doc.source, FileSource):
             self.file_doc.source.following = self.following
         if self.following:
