@@ -25,7 +25,7 @@ from core.findings import KINDS, Finding, Severity
 from core.markers import Marker, MarkerKind, parse_markers
 from core.session import Session, observe_result
 from core.transcript import LineProblem, Transcript, TranscriptError
-from core.verify import MarkerState, Report, verify
+from core.verification import MarkerState, Report, verify
 
 __all__ = [
     "COULD_NOT_BE_STORED",

@@ -2,7 +2,7 @@
 
 A marker is the line an excerpt puts between its head and its tail. Anything can
 contain marker-shaped text (a tool that printed a transcript, a user pasting
-one), so a marker is *recognised* here and *believed* only by `core.verify`,
+one), so a marker is *recognised* here and *believed* only by `core.verification`,
 which checks its file, size and digest. The file field is never trusted: a name
 that is not a plain basename is flagged unsafe and must never be opened.
 """

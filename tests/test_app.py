@@ -21,7 +21,7 @@ from conftest import (
     sync,
 )
 
-from core.verify import MarkerState
+from core.verification import MarkerState
 from viewer.app import TranscriptApp
 from viewer.main_screen import TranscriptScreen
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from core.artifacts import artifact_name, is_temp_name
-from core.verify import list_orphans, orphan_findings
+from core.verification import list_orphans, orphan_findings
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from core.markers import parse_markers
 from core.transcript import LineProblem, Transcript
-from core.verify import verify
+from core.verification import verify
 from viewer.check import run_check
 
 SEED_LINES = (REFERENCE / "many.jsonl").read_bytes().split(b"\n")[:12]

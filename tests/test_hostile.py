@@ -91,9 +91,10 @@ def test_an_artifact_that_cannot_be_read_is_reported(
 ) -> None:
     from hostile import stored_run
 
-    # `core.verify` is also the name of the function the package exports.
+    import core.verification
+
     path, artifact = stored_run(tmp_path)
-    _deny(monkeypatch, importlib.import_module("core.verify"), artifact)
+    _deny(monkeypatch, core.verification, artifact)
     code, rows, _ = run_check_json(path)
     assert code == 1
     (finding,) = rows[0]["findings"]  # type: ignore[misc]

@@ -14,7 +14,7 @@ from core.canonical import canonical_json, canonical_string, data_digest
 from core.envelopes import Message, ToolDispatched, ToolSettled
 from core.markers import MarkerKind, parse_markers
 from core.transcript import Transcript
-from core.verify import MarkerState, verify
+from core.verification import MarkerState, verify
 
 ALL_JSONL = sorted(p.name for p in REFERENCE.glob("*.jsonl"))
 

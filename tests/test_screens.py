@@ -21,7 +21,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable
 
-from core.verify import list_orphans
+from core.verification import list_orphans
 from viewer.fileview import SEEN, UNSEEN, ArtifactScreen, FileView
 from viewer.pilot import wait_until_quiet
 from viewer.screens import HelpScreen, ListingScreen, OrphansScreen
@@ -365,7 +365,7 @@ def test_q_on_a_first_listing_quits(transcripts_dir: Path) -> None:
 
 
 def test_help_lists_every_badge() -> None:
-    from core.verify import MarkerState
+    from core.verification import MarkerState
     from viewer.screens.help import BADGE_MEANINGS
 
     assert set(BADGE_MEANINGS) == set(MarkerState)

@@ -13,7 +13,7 @@ from core import graphemes
 from core.artifacts import NOWHERE_TO_PUT_IT, Store, artifact_dir_for
 from core.canonical import canonical_json, data_digest
 from core.session import Session, error_summary, observe_result
-from core.verify import verify
+from core.verification import verify
 
 TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")

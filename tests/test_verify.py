@@ -13,7 +13,7 @@ import pytest
 from core.artifacts import artifact_dir_for
 from core.findings import KINDS
 from core.session import Session
-from core.verify import MarkerState, verify
+from core.verification import MarkerState, verify
 from viewer.check import run_check
 from viewer.cli import main
 
@@ -309,9 +309,7 @@ def test_check_never_writes(tmp_path: Path) -> None:
 def test_checking_artifacts_in_worker_processes_finds_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import importlib
-
-    verify_module = importlib.import_module("core.verify")
+    import core.verification as verify_module
     path, files = make(tmp_path, 3)
     data = bytearray(files[1].read_bytes())
     data[7] ^= 1

@@ -18,7 +18,7 @@ from typing import TextIO
 
 from core.findings import Severity
 from core.transcript import TranscriptError
-from core.verify import Report, verify
+from core.verification import Report, verify
 
 
 def summary_line(report: Report) -> str:

@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 from core.analysis import Analysis, MarkerSite, ToolOperation
 from core.findings import Finding, Severity
 from core.markers import Marker, MarkerKind, parse_markers
-from core.verify import FileCheck, MarkerState
+from core.verification import FileCheck, MarkerState
 from viewer.rows import GUTTER, InlineArtifact, SiteKey
 
 # -- what every block builder needs to know ------------------------------------------------

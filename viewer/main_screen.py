@@ -28,7 +28,7 @@ from core.analysis import Analyser, Analysis, analyse
 from core.findings import Finding, Severity
 from core.markers import MarkerKind
 from core.transcript import Transcript, TranscriptError
-from core.verify import (
+from core.verification import (
     FileCheck,
     FileState,
     MarkerState,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from core.analysis import Analysis
-from core.verify import FileCheck, OrphanFile
+from core.verification import FileCheck, OrphanFile
 from viewer.filelines import FileLines
 from viewer.rows import Block
 

@@ -19,7 +19,7 @@ from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
 from core.analysis import ToolOperation
-from core.verify import FileCheck, MarkerState
+from core.verification import FileCheck, MarkerState
 from viewer.filelines import FileLines
 from viewer.sanitize import visible
 

@@ -1,7 +1,7 @@
 """The help screen: the keys of the screen below it and what marker badges mean.
 
 The keys are passed in (each screen knows its own), so the help never drifts
-from the bindings; the badge meanings are keyed by `core.verify.MarkerState`
+from the bindings; the badge meanings are keyed by `core.verification.MarkerState`
 so a new state without an explanation is caught by the tests.
 """
 
@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.verify import MarkerState
+from core.verification import MarkerState
 from viewer import sanitize
 
 #: What each marker badge means, in the order they are explained.

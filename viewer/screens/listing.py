@@ -2,7 +2,7 @@
 
 `transcript-view DIR` starts here. Each `*.jsonl` file (not recursive, every
 one, `*.events.jsonl` included) gets a row at once; a thread worker per
-transcript runs `core.verify.verify` and fills in its counts as it finishes,
+transcript runs `core.verification.verify` and fills in its counts as it finishes,
 so a directory of big transcripts is usable before everything is hashed. At
 most `VERIFY_AT_ONCE` verifications run together, to leave the UI a core.
 
@@ -33,7 +33,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
 from core.artifacts import artifact_dir_for
-from core.verify import list_orphans, verify
+from core.verification import list_orphans, verify
 from viewer import sanitize
 from viewer.fileview import human_size
 from viewer.screens.orphans import OrphansScreen, RowTable

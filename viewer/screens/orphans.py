@@ -32,7 +32,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
 from core.transcript import TranscriptError, open_readonly
-from core.verify import OrphanFile, resolve_inside
+from core.verification import OrphanFile, resolve_inside
 from viewer import sanitize
 from viewer.fileview import ArtifactScreen, human_size
 
@@ -93,7 +93,7 @@ class OrphansScreen(Screen[None]):
 
     Args:
         artifact_dir: The artifact directory the orphans are in.
-        orphans: What `core.verify.list_orphans` found there (any order).
+        orphans: What `core.verification.list_orphans` found there (any order).
         time_format: Turns an mtime into text; ISO 8601 UTC by default.
     """
 
