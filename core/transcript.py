@@ -95,6 +95,10 @@ def parse_line_bytes(raw: bytes, line: int, offset: int, *, is_last: bool = Fals
     return make_envelope(line, offset, data)
 
 
+def _is_malformed(parsed: Parsed | None) -> bool:
+    return isinstance(parsed, LineProblem) and parsed.kind == "malformed-line"
+
+
 def as_last(parsed: Parsed) -> Parsed:
     """`parsed` as the file's last line: a malformed one becomes a torn tail."""
     if isinstance(parsed, LineProblem) and parsed.kind == "malformed-line":
@@ -349,11 +353,17 @@ class Transcript:
     # -- parsing -------------------------------------------------------------
 
     def parse(self, line: int) -> Parsed | None:
-        """The envelope on a 1-based line, a problem, or None when it is blank."""
+        """The envelope on a 1-based line, a problem, or None when it is blank.
+
+        Whether the line is the last one with content (which makes a bad line a
+        torn tail) takes reading the lines after it, so it is only asked about
+        a line that did not parse.
+        """
         start, _ = self.line_span(line)
-        return parse_line_bytes(
-            self.raw_line(line), line, start, is_last=self._is_last_content_line(line)
-        )
+        parsed = parse_line_bytes(self.raw_line(line), line, start)
+        if parsed is not None and _is_malformed(parsed) and self._is_last_content_line(line):
+            parsed = as_last(parsed)
+        return parsed
 
     def _is_last_content_line(self, line: int) -> bool:
         if line == self.line_count:

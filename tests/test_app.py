@@ -24,6 +24,7 @@ from conftest import (
 from core.verification import MarkerState
 from viewer.app import TranscriptApp
 from viewer.main_screen import TranscriptScreen
+from viewer.transcript_view import TranscriptView
 
 SIZE = (120, 40)
 
@@ -46,6 +47,22 @@ def assert_layout_consistent(screen: TranscriptScreen) -> None:
     for i in range(doc.blocks):
         assert doc.counts[i] == doc.source.build(i).count, f"block {i}"
     assert doc.total_rows == sum(doc.counts)
+
+
+def assert_counting_matches_building(screen: TranscriptScreen) -> None:
+    """The layout's count-only builds agree with full builds, block by block.
+
+    Checked for both documents, collapsed and expanded, at the current width,
+    with whatever artifacts are open: the layout worker only ever counts.
+    """
+    for doc in (screen.file_doc, screen.model_doc):
+        if doc is None:
+            continue
+        source = doc.source
+        for i in range(source.available()):
+            for expand in (False, True):
+                counted = source.build(i, expand, count_only=True).count
+                assert counted == source.build(i, expand).count, (doc.view, i, expand)
 
 
 def cursor_row(screen: TranscriptScreen):  # type: ignore[no-untyped-def]
@@ -74,6 +91,33 @@ async def test_reference_fixture_opens_and_renders(stem: str, reference_dir: Pat
         await settle(pilot)
         assert screen.view.doc.view == "model"
         assert rows_of(screen)
+        assert_layout_consistent(screen)
+
+
+COUNTED = [f"{stem}.jsonl" for stem in REFERENCE_TRANSCRIPTS] + ["demo.jsonl", "broken.jsonl"]
+
+
+@pytest.mark.parametrize("name", COUNTED)
+@sync
+async def test_counting_a_block_matches_building_it(name: str, reference_dir: Path) -> None:
+    """At two widths, with every stored artifact open and a long block expanded."""
+    path = EXAMPLES / name if (EXAMPLES / name).exists() else reference_dir / name
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        assert_counting_matches_building(screen)
+        for site in screen.analysis.excerpt_sites:
+            if site.marker.file is not None:
+                key = (site.line, site.marker.start)
+                screen.post_message(TranscriptView.ArtifactRequested(key))
+        await settle(pilot)
+        screen.ctx.expanded.add(("file", 1))
+        assert_counting_matches_building(screen)
+        await pilot.resize_terminal(50, 30)
+        await settle(pilot)
+        assert_counting_matches_building(screen)
         assert_layout_consistent(screen)
 
 
@@ -762,7 +806,7 @@ class _CountingSource:
     def available(self) -> int:
         return len(self.sizes)
 
-    def build(self, index: int, expand: bool = False):  # type: ignore[no-untyped-def]
+    def build(self, index: int, expand: bool = False, *, count_only: bool = False):  # type: ignore[no-untyped-def]
         from rich.text import Text
 
         from viewer.rows import Block, Row

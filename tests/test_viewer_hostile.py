@@ -124,6 +124,12 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
         for text in texts:
             assert not FORBIDDEN & set(text), repr(text)
         assert screen.header.phase == "" or case.exit != 0
+        # What the layout counts is what a build shows, for every block of every case.
+        for doc in (screen.file_doc, screen.model_doc):
+            if doc is not None:
+                for i in range(doc.source.available()):
+                    built = doc.source.build(i).count
+                    assert doc.source.build(i, count_only=True).count == built, (case.name, i)
         if case.name == "ansi":
             check_ansi_rendering(strips, texts)
         # The model view builds and renders too.

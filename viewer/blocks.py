@@ -65,17 +65,36 @@ BIG_LINE_ROWS = 6
 # -- building rows -----------------------------------------------------------------------------
 
 
+#: What a counting `RowBuilder` puts where a row would go: one shared, never shown.
+_COUNTED = Row(Text(""), "counted", 0)
+
+
 class RowBuilder:
-    """Accumulates the rows of one block, adding the gutter and collapsing long pieces."""
+    """Accumulates the rows of one block, adding the gutter and collapsing long pieces.
+
+    With `count_only`, it makes the same decisions (what wraps, what collapses,
+    how many rows a marker takes) but puts a placeholder where each row would
+    go: the layout worker needs only how many rows every block has, and
+    styling millions of rows it throws away was most of its time. The tests
+    hold the count of every block of every fixture to the built block's.
+    """
 
     def __init__(
-        self, view: str, key: int, line: int, ctx: ViewContext, expand: bool = False
+        self,
+        view: str,
+        key: int,
+        line: int,
+        ctx: ViewContext,
+        expand: bool = False,
+        *,
+        count_only: bool = False,
     ) -> None:
         """`key` identifies the block within its view; `expand` shows every row (search)."""
         self.view = view
         self.key = key
         self.line = line
         self.ctx = ctx
+        self.count_only = count_only
         self.rows: list[Row] = []
         self.inserts: list[tuple[int, InlineArtifact]] = []
         self.expanded = expand or (view, key) in ctx.expanded
@@ -88,6 +107,9 @@ class RowBuilder:
 
     def head(self, text: Text, kind: str = "head") -> None:
         """A one-row heading, cut with an ellipsis at the width."""
+        if self.count_only:
+            self.rows.append(_COUNTED)
+            return
         row = self._gutter()
         row.append_text(text)
         row.truncate(self.ctx.width, overflow="ellipsis")
@@ -108,6 +130,9 @@ class RowBuilder:
             self.collapsed_any = True
         else:
             shown = list(pieces)
+        if self.count_only:
+            self.rows.extend([_COUNTED] * len(shown))
+            return
         for piece in shown:
             row = self._gutter()
             if isinstance(piece, int):
@@ -137,6 +162,9 @@ class RowBuilder:
         rest = "".join(parts[1:])
         lines = [parts[0], *(wrap(rest, width) if rest else [])]
         for i, piece in enumerate(lines):
+            if self.count_only:
+                self.rows.append(_COUNTED)
+                continue
             row = self._gutter()
             row.append(pad)
             if i == 0:
@@ -181,6 +209,9 @@ class RowBuilder:
 
     def finding_row(self, f: Finding, indent: int = 2, site: SiteKey | None = None) -> None:
         """One finding: its kind in the colour of its severity, and its message."""
+        if self.count_only:
+            self.rows.append(_COUNTED)
+            return
         style = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow"}.get(f.severity, DIM)
         row = self._gutter()
         row.append(" " * indent + f"⚠ {f.kind}: ", style=style)
@@ -209,17 +240,20 @@ class RowBuilder:
             if len(pieces) <= BIG_LINE_ROWS or take <= width:
                 break
             take = max(take * BIG_LINE_ROWS // len(pieces), width)
-        for piece in pieces[:BIG_LINE_ROWS]:
+        if self.count_only:
+            self.rows.extend([_COUNTED] * (len(pieces[:BIG_LINE_ROWS]) + 1))
+        else:
+            for piece in pieces[:BIG_LINE_ROWS]:
+                row = self._gutter()
+                row.append("  ")
+                row.append(piece)
+                self.rows.append(Row(row, "body", self.line))
             row = self._gutter()
-            row.append("  ")
-            row.append(piece)
-            self.rows.append(Row(row, "body", self.line))
-        row = self._gutter()
-        row.append(
-            f"  … {human_size(length - shown)} more on this line (enter to page through)",
-            style="bold yellow",
-        )
-        self.rows.append(Row(row, "bigline", self.line))
+            row.append(
+                f"  … {human_size(length - shown)} more on this line (enter to page through)",
+                style="bold yellow",
+            )
+            self.rows.append(Row(row, "bigline", self.line))
         for site in self.ctx.sites_by_line.get(self.line, []):
             self.marker((self.line, site.marker.start), site.marker, site.quoted)
         self.findings()
@@ -397,8 +431,10 @@ class BlockSource(Protocol):
         """How many blocks can be built now."""
         ...
 
-    def build(self, index: int, expand: bool = False) -> Block:
-        """Block `index` at the context's current width and state (`expand`: uncollapsed)."""
+    def build(self, index: int, expand: bool = False, *, count_only: bool = False) -> Block:
+        """Block `index` at the context's current width and state (`expand`: uncollapsed).
+
+        With `count_only` its rows are placeholders: only `Block.count` is meant."""
         ...
 
     def line_of(self, index: int) -> int:
@@ -430,10 +466,10 @@ class FileSource:
             count -= 1
         return count
 
-    def build(self, index: int, expand: bool = False) -> Block:
-        """Parse line `index + 1` and build its rows."""
+    def build(self, index: int, expand: bool = False, *, count_only: bool = False) -> Block:
+        """Parse line `index + 1` and build its rows (placeholders with `count_only`)."""
         line = index + 1
-        b = RowBuilder(self.view, index, line, self.ctx, expand)
+        b = RowBuilder(self.view, index, line, self.ctx, expand, count_only=count_only)
         try:
             length = self.transcript.line_length(line)
             if length > BIG_LINE_BYTES:
@@ -474,9 +510,9 @@ class ModelSource:
         """A preamble and every replay entry (nothing until the analysis lands)."""
         return len(self._replay()) + 1 if self.ctx.analysis is not None else 0
 
-    def _preamble(self, expand: bool) -> Block:
+    def _preamble(self, expand: bool, count_only: bool) -> Block:
         """What this view is, how it was made, and what could not be replayed."""
-        b = RowBuilder(self.view, 0, 0, self.ctx, expand)
+        b = RowBuilder(self.view, 0, 0, self.ctx, expand, count_only=count_only)
         replay = self._replay()
         head = Text("model view", style="bold reverse")
         summaries = sum(1 for e in replay if e.summary)
@@ -495,13 +531,13 @@ class ModelSource:
             b.head(row, "finding")
         return b.block()
 
-    def build(self, index: int, expand: bool = False) -> Block:
+    def build(self, index: int, expand: bool = False, *, count_only: bool = False) -> Block:
         """One replayed message: role, where it came from, and the content sent."""
         if index == 0:
-            return self._preamble(expand)
+            return self._preamble(expand, count_only)
         index -= 1
         entry = self._replay()[index]
-        b = RowBuilder(self.view, index, entry.line, self.ctx, expand)
+        b = RowBuilder(self.view, index, entry.line, self.ctx, expand, count_only=count_only)
         length = self.transcript.line_length(entry.line)
         if length > BIG_LINE_BYTES:
             role = "user" if entry.summary else entry.role

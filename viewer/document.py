@@ -174,10 +174,10 @@ class Document:
 def layout_counts(
     source: BlockSource, start: int, stop: int, cancelled: Callable[[], bool]
 ) -> list[int]:
-    """Row counts of blocks [start, stop), built off the UI thread and thrown away."""
+    """Row counts of blocks [start, stop), counted off the UI thread (no rows are styled)."""
     out: list[int] = []
     for i in range(start, stop):
         if cancelled():
             break
-        out.append(source.build(i).count)
+        out.append(source.build(i, count_only=True).count)
     return out

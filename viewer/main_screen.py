@@ -864,7 +864,7 @@ class _EmptySource:
     def available(self) -> int:
         return 0
 
-    def build(self, index: int, expand: bool = False) -> Block:
+    def build(self, index: int, expand: bool = False, *, count_only: bool = False) -> Block:
         raise IndexError(index)
 
     def line_of(self, index: int) -> int:
