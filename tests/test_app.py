@@ -701,6 +701,30 @@ async def test_following_reads_only_the_appended_lines(
 
 
 @sync
+async def test_the_model_view_is_laid_out_after_the_file_view(run_factory) -> None:  # type: ignore[no-untyped-def]
+    """Two layouts at once would share one core; the model view waits its turn."""
+    from viewer.messages import AnalysisReady, LayoutChunk
+
+    run: Run = run_factory("verified")
+    app = TranscriptApp(run.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        file_doc = screen.file_doc
+        assert file_doc is not None and screen.analysis is not None
+        file_doc.laying_out = True  # as if a big file were still being laid out
+        screen.post_message(AnalysisReady(screen.analysis))
+        await settle(pilot)
+        model = screen.model_doc
+        assert model is not None and model.blocks == 0 and not model.laying_out
+        file_doc.laying_out = False
+        done = LayoutChunk("file", file_doc.generation, file_doc.blocks, [], done=True)
+        screen.post_message(done)
+        await settle(pilot)
+        assert model.blocks == model.source.available() > 0
+
+
+@sync
 async def test_question_mark_opens_help(run_factory) -> None:  # type: ignore[no-untyped-def]
     from viewer.screens.help import HelpScreen
 

@@ -322,6 +322,8 @@ class TranscriptScreen(Screen[None]):
         doc = self.file_doc if msg.view == "file" else self.model_doc
         if doc is not None:
             self.view.apply_chunk(doc, msg)
+        if msg.view == "file" and msg.done and self.model_doc is not None:
+            self.view.kick_layout(self.model_doc)  # its turn has come (see on_analysis_ready)
 
     def on_analysis_failed(self, msg: AnalysisFailed) -> None:
         """Say so; the file view keeps working without operation states."""
@@ -364,7 +366,11 @@ class TranscriptScreen(Screen[None]):
         # Only blocks with markers or findings can change height: rebuild those and
         # repaint the rest, instead of laying a huge transcript out a second time.
         self.view.refresh_blocks(self.file_doc, sorted(changed))
-        self.view.kick_layout(new_model)
+        # The model view is laid out after the file view, not beside it: on a huge
+        # transcript the two would share one core (the GIL) and both finish late.
+        # Showing it (`m`) starts its layout at once.
+        if showing_model or not self.file_doc.laying_out:
+            self.view.kick_layout(new_model)
         self._update_counts()
         wanted = sorted(
             {
