@@ -58,3 +58,21 @@ def graphemes_without_gb9c(text: str) -> list[str]:
     for cluster in iter_graphemes(text):
         out.extend(_split_gb9c(cluster))
     return out
+
+
+def spy_parsed_lines(monkeypatch: Any) -> list[int]:
+    """Record the first line of every `Transcript.parsed_lines` call from now on.
+
+    How the follow-mode tests see that an update reads only the new lines.
+    """
+    from core.transcript import Transcript
+
+    starts: list[int] = []
+    real = Transcript.parsed_lines
+
+    def spy(self: Transcript, start: int = 1) -> Any:
+        starts.append(start)
+        return real(self, start)
+
+    monkeypatch.setattr(Transcript, "parsed_lines", spy)
+    return starts

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _support import EXAMPLES, REFERENCE, REFERENCE_TRANSCRIPTS, spy_parsed_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.analysis import Analyser, Analysis, analyse
 from core.session import Session
 from core.transcript import Transcript
-from tests._support import EXAMPLES, REFERENCE, REFERENCE_TRANSCRIPTS
 
 
 def fingerprint(a: Analysis) -> dict[str, Any]:
@@ -155,14 +155,7 @@ def test_an_update_with_nothing_new_reads_no_line(
     transcript = Transcript.open(path)
     analyser = Analyser(transcript)
     analyser.update()
-    starts: list[int] = []
-    real = Transcript.parsed_lines
-
-    def spy(self: Transcript, start: int = 1):  # type: ignore[no-untyped-def]
-        starts.append(start)
-        return real(self, start)
-
-    monkeypatch.setattr(Transcript, "parsed_lines", spy)
+    starts = spy_parsed_lines(monkeypatch)
     analyser.update()
     assert starts == [transcript.line_count]
     transcript.close()

@@ -659,23 +659,17 @@ async def test_following_reads_only_the_appended_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A live run: each poll analyses the new lines, and states move on as they land."""
+    from _support import spy_parsed_lines
+
     from core.analysis import OpState
     from core.session import Session
-    from core.transcript import Transcript
 
     path = tmp_path / "live.jsonl"
     session = Session.create(path, {"app": "tests"}, limit=300)
     session.append_message("user", "list the files")
     calls = [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]
     session.append_message("assistant", "", tool_calls=calls)
-    starts: list[int] = []
-    real = Transcript.parsed_lines
-
-    def spy(self: Transcript, start: int = 1):  # type: ignore[no-untyped-def]
-        starts.append(start)
-        return real(self, start)
-
-    monkeypatch.setattr(Transcript, "parsed_lines", spy)
+    starts = spy_parsed_lines(monkeypatch)
     app = TranscriptApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

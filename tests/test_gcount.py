@@ -29,13 +29,13 @@ from array import array
 from pathlib import Path
 
 import pytest
+from _support import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_graphemes import reference
 from wcwidth import grapheme as wg
 
 from core import graphemes
-from tests._support import REFERENCE
-from tests.test_graphemes import reference
 
 native = pytest.mark.skipif(not graphemes.NATIVE, reason="core._gcount was not built")
 
