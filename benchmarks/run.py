@@ -49,7 +49,10 @@ def main(argv: list[str]) -> int:
         module = importlib.import_module(GROUPS[group])
         print(f"running {group} ...", file=sys.stderr, flush=True)
         rows.extend(module.run())
-    machine = f"{platform.machine()}, Python {platform.python_version()}"
+    from core.graphemes import NATIVE
+
+    counter = "native grapheme counter" if NATIVE else "pure-Python grapheme counter (not built)"
+    machine = f"{platform.machine()}, Python {platform.python_version()}, {counter}"
     print(f"\n{machine}, suite took {time.time() - started:.0f}s\n")
     print("| benchmark | ours | reference | ratio | target | met |")
     print("|---|---:|---|---:|---:|:-:|")
