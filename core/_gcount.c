@@ -56,29 +56,34 @@ DEFINE_COUNT(count_ucs1, Py_UCS1)
 DEFINE_COUNT(count_ucs2, Py_UCS2)
 DEFINE_COUNT(count_ucs4, Py_UCS4)
 
-/* An automaton whose tables were checked once, when it was made. */
+/* An automaton whose tables were checked once, when it was made. The tables
+ * must be `bytes`: immutable, so nothing can change them after the check
+ * (a bytearray or a writable memoryview could, even while the GIL is
+ * released), and a bytes object's data is aligned for uint16_t. */
 typedef struct {
     PyObject_HEAD
-    Py_buffer stage1;
-    Py_buffer stage2;
-    Py_buffer moves;
+    PyObject *stage1;
+    PyObject *stage2;
+    PyObject *moves;
     Py_ssize_t classes;
 } Automaton;
 
 /* Whether every index the loop can form from these tables is in bounds, so
  * that no table can make it read outside them. Sets ValueError if not. */
 static int
-tables_ok(const Py_buffer *b1, const Py_buffer *b2, const Py_buffer *b3,
-          Py_ssize_t classes)
+tables_ok(PyObject *o1, PyObject *o2, PyObject *o3, Py_ssize_t classes)
 {
-    const uint16_t *stage1 = (const uint16_t *)b1->buf;
-    const uint8_t *stage2 = (const uint8_t *)b2->buf;
-    const uint16_t *moves = (const uint16_t *)b3->buf;
-    Py_ssize_t blocks = b2->len / BLOCK_SIZE;
-    Py_ssize_t nmoves = b3->len / (Py_ssize_t)sizeof(uint16_t);
+    const uint16_t *stage1 = (const uint16_t *)PyBytes_AS_STRING(o1);
+    const uint8_t *stage2 = (const uint8_t *)PyBytes_AS_STRING(o2);
+    const uint16_t *moves = (const uint16_t *)PyBytes_AS_STRING(o3);
+    Py_ssize_t len1 = PyBytes_GET_SIZE(o1);
+    Py_ssize_t len2 = PyBytes_GET_SIZE(o2);
+    Py_ssize_t len3 = PyBytes_GET_SIZE(o3);
+    Py_ssize_t blocks = len2 / BLOCK_SIZE;
+    Py_ssize_t nmoves = len3 / (Py_ssize_t)sizeof(uint16_t);
 
-    if (b1->len != (Py_ssize_t)(STAGE1_LEN * sizeof(uint16_t)) ||
-        b2->len % BLOCK_SIZE != 0 || b3->len % (Py_ssize_t)sizeof(uint16_t) != 0 ||
+    if (len1 != (Py_ssize_t)(STAGE1_LEN * sizeof(uint16_t)) ||
+        len2 % BLOCK_SIZE != 0 || len3 % (Py_ssize_t)sizeof(uint16_t) != 0 ||
         classes < 1 || classes > 256 || nmoves < classes || nmoves % classes != 0) {
         PyErr_SetString(PyExc_ValueError, "Automaton tables have the wrong size");
         return 0;
@@ -89,7 +94,7 @@ tables_ok(const Py_buffer *b1, const Py_buffer *b2, const Py_buffer *b3,
             return 0;
         }
     }
-    for (Py_ssize_t i = 0; i < b2->len; i++) {
+    for (Py_ssize_t i = 0; i < len2; i++) {
         if ((Py_ssize_t)stage2[i] >= classes) {
             PyErr_SetString(PyExc_ValueError, "Automaton stage2 holds a class out of range");
             return 0;
@@ -109,25 +114,22 @@ static PyObject *
 automaton_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"stage1", "stage2", "moves", "classes", NULL};
-    Py_buffer b1, b2, b3;
+    PyObject *o1, *o2, *o3;
     Py_ssize_t classes;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*y*n:Automaton", kwlist,
-                                     &b1, &b2, &b3, &classes)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "SSSn:Automaton", kwlist,
+                                     &o1, &o2, &o3, &classes)) {
         return NULL;
     }
-    Automaton *self = NULL;
-    if (tables_ok(&b1, &b2, &b3, classes)) {
-        self = (Automaton *)type->tp_alloc(type, 0);
+    if (!tables_ok(o1, o2, o3, classes)) {
+        return NULL;
     }
+    Automaton *self = (Automaton *)type->tp_alloc(type, 0);
     if (self == NULL) {
-        PyBuffer_Release(&b1);
-        PyBuffer_Release(&b2);
-        PyBuffer_Release(&b3);
         return NULL;
     }
-    self->stage1 = b1;
-    self->stage2 = b2;
-    self->moves = b3;
+    self->stage1 = Py_NewRef(o1);
+    self->stage2 = Py_NewRef(o2);
+    self->moves = Py_NewRef(o3);
     self->classes = classes;
     return (PyObject *)self;
 }
@@ -137,9 +139,9 @@ automaton_dealloc(PyObject *op)
 {
     Automaton *self = (Automaton *)op;
     PyTypeObject *type = Py_TYPE(op);
-    PyBuffer_Release(&self->stage1);
-    PyBuffer_Release(&self->stage2);
-    PyBuffer_Release(&self->moves);
+    Py_XDECREF(self->stage1);
+    Py_XDECREF(self->stage2);
+    Py_XDECREF(self->moves);
     type->tp_free(op);
     Py_DECREF(type);
 }
@@ -164,9 +166,9 @@ automaton_count(PyObject *op, PyObject *text)
         return NULL;
     }
 #endif
-    const uint16_t *stage1 = (const uint16_t *)self->stage1.buf;
-    const uint8_t *stage2 = (const uint8_t *)self->stage2.buf;
-    const uint16_t *moves = (const uint16_t *)self->moves.buf;
+    const uint16_t *stage1 = (const uint16_t *)PyBytes_AS_STRING(self->stage1);
+    const uint8_t *stage2 = (const uint8_t *)PyBytes_AS_STRING(self->stage2);
+    const uint16_t *moves = (const uint16_t *)PyBytes_AS_STRING(self->moves);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -208,7 +210,7 @@ PyDoc_STRVAR(automaton_doc,
 "Automaton(stage1, stage2, moves, classes)\n"
 "--\n"
 "\n"
-"A boundary automaton, its tables checked once: stage1 holds a native uint16\n"
+"A boundary automaton, its tables (bytes) checked once: stage1 holds a native uint16\n"
 "block number per 128 code points, stage2 128 class bytes per block (each\n"
 "below classes), and moves a native uint16 per (state, class): the next\n"
 "state's row (state number times classes) shifted left once, plus 1 when\n"

@@ -566,6 +566,16 @@ class _Pass:
             id(self.op_ids): _IdOverlay(self.op_ids),
             id(self.ids_seen): _IdOverlay(self.ids_seen),
         }
+        # Frozen objects are shared, not copied: deepcopy costs microseconds an
+        # object, and a long run has many problems, findings and markers. Only
+        # the sites themselves (which `finish` resolves) are copied.
+        a = self.a
+        frozen: list[object] = [*a.problems, *a.findings, self.first]
+        for site in a.sites:
+            frozen.append(site.marker)
+            frozen.append(site.shape)
+        for obj in frozen:
+            memo[id(obj)] = obj
         return copy.deepcopy(self, memo)
 
     # -- per envelope ----------------------------------------------------------
@@ -922,9 +932,9 @@ class Analyser:
         t = self.transcript
         if t.resets != self._resets:
             self._start()
-        total = t.line_count
+        total = t.line_count  # read once: a refresh may index more meanwhile
         last: Envelope | LineProblem | None = None
-        for n, parsed in enumerate(t.parsed_lines(self._resume), start=1):
+        for n, parsed in enumerate(t.parsed_lines(self._resume, total), start=1):
             if last is not None:
                 self._pass.feed(last)
                 self._resume = parsed.line

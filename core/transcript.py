@@ -375,13 +375,14 @@ class Transcript:
                 return False
         return True
 
-    def parsed_lines(self, start: int = 1) -> Iterator[Parsed]:
-        """Non-blank lines from `start` on, parsed, in file order (index it first).
+    def parsed_lines(self, start: int = 1, stop: int | None = None) -> Iterator[Parsed]:
+        """Non-blank lines `start` to `stop` (default: the last indexed), parsed, in order.
 
         Unlike iterating the transcript, the last one is not marked torn: a
         caller that reads a growing file in steps decides which line is last.
         """
-        for line in range(max(start, 1), self.line_count + 1):
+        last = self.line_count if stop is None else min(stop, self.line_count)
+        for line in range(max(start, 1), last + 1):
             begin, end = self.line_span(line)
             raw = self._pread(end - begin, begin) if end > begin else b""
             parsed = parse_line_bytes(raw, line, begin)

@@ -70,9 +70,9 @@ def spy_parsed_lines(monkeypatch: Any) -> list[int]:
     starts: list[int] = []
     real = Transcript.parsed_lines
 
-    def spy(self: Transcript, start: int = 1) -> Any:
+    def spy(self: Transcript, start: int = 1, stop: int | None = None) -> Any:
         starts.append(start)
-        return real(self, start)
+        return real(self, start, stop)
 
     monkeypatch.setattr(Transcript, "parsed_lines", spy)
     return starts

@@ -449,6 +449,37 @@ async def test_an_artifact_row_too_wide_to_show_ends_in_an_ellipsis(tmp_path: Pa
 
 
 @sync
+async def test_a_resize_while_an_artifact_is_being_indexed_is_not_lost(tmp_path: Path) -> None:
+    """Rows cut for the old width that land after a resize are cut again."""
+    from viewer.filelines import FileLines
+    from viewer.messages import ArtifactOpened
+
+    path = tmp_path / "wide.jsonl"
+    lines = write_wide_artifact_run(path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("n", "enter")
+        await settle(pilot)
+        (key,) = screen.ctx.open_artifacts
+        art = screen.ctx.open_artifacts[key]
+        old_width = art.lines.row_bytes
+        screen._opening.add(key)  # an index at the old width is still running...
+        await pilot.resize_terminal(70, 30)  # ...when the window shrinks
+        await settle(pilot)
+        assert screen.ctx.open_artifacts[key].lines.row_bytes == old_width
+        late = FileLines(art.lines.path, row_bytes=old_width)
+        late.index()
+        screen.post_message(ArtifactOpened(key, late, art.check))  # it lands
+        await settle(pilot)
+        now = screen.ctx.open_artifacts[key]
+        assert now.lines.row_bytes == screen.ctx.width - 9 != old_width
+        assert "".join(art_texts(screen)) == "".join(lines)
+        assert_layout_consistent(screen)
+
+
+@sync
 async def test_an_artifact_closed_while_being_rewrapped_stays_closed(tmp_path: Path) -> None:
     from viewer.filelines import FileLines
     from viewer.messages import ArtifactOpened

@@ -146,6 +146,18 @@ def test_automaton_equals_engine_on_longer_strings(text: str) -> None:
     assert run_tables(text) == len(reference(text))
 
 
+@settings(max_examples=1_500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(REPS), st.integers(1, 7)), min_size=1, max_size=8))
+def test_automaton_equals_engine_on_runs_of_classes(runs: list[tuple[str, int]]) -> None:
+    """Runs of one class repeated: the long chains uniform draws almost never make.
+
+    `ExtPict Extend Extend ZWJ ExtPict`, `Linker Extend Extend Extend Consonant`,
+    `Prepend RI RI RI`: every look-back rule and RI parity over several code points.
+    """
+    text = "".join(char * times for char, times in runs)
+    assert run_tables(text) == len(reference(text))
+
+
 @native
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from([*REPS, "a", "\xe9", "\u0301", "日"]), max_size=60).map("".join))
@@ -193,6 +205,10 @@ def test_native_counter_refuses_bad_tables() -> None:
     for tables in bad:
         with pytest.raises(ValueError):
             _gcount.Automaton(*tables)
+    # Only bytes: a bytearray or a memoryview could be changed after the check.
+    for mutable in (bytearray, memoryview):
+        with pytest.raises(TypeError):
+            _gcount.Automaton(good.stage1, good.stage2, mutable(good.moves), good.classes)
     with pytest.raises(TypeError):
         graphemes._automaton().count(b"bytes")  # type: ignore[arg-type]
 

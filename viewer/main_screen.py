@@ -425,23 +425,26 @@ class TranscriptScreen(Screen[None]):
             return
         self._opening.discard(key)
         old = self.ctx.open_artifacts.get(key)
-        if old is not None:
-            if old.lines.row_bytes == msg.lines.row_bytes:
-                msg.lines.close()
-                return
-            old.lines.close()  # reopened at a new width: the new rows replace the old
-        shape = site.shape
-        state = self.ctx.states.get(key, MarkerState.CHECKING)
-        check = self.ctx.checks.get(msg.check.name, msg.check)
-        self.ctx.open_artifacts[key] = InlineArtifact(
-            key,
-            msg.lines,
-            check,
-            state,
-            shape.head_bytes if shape is not None else 0,
-            shape.tail_bytes if shape is not None else 0,
-        )
-        self._rebuild_line(site.line)
+        if old is not None and old.lines.row_bytes == msg.lines.row_bytes:
+            msg.lines.close()  # nothing new
+        else:
+            if old is not None:
+                old.lines.close()  # reopened at a new width: the new rows replace the old
+            shape = site.shape
+            state = self.ctx.states.get(key, MarkerState.CHECKING)
+            check = self.ctx.checks.get(msg.check.name, msg.check)
+            self.ctx.open_artifacts[key] = InlineArtifact(
+                key,
+                msg.lines,
+                check,
+                state,
+                shape.head_bytes if shape is not None else 0,
+                shape.tail_bytes if shape is not None else 0,
+            )
+            self._rebuild_line(site.line)
+        if self.ctx.open_artifacts[key].lines.row_bytes != self._artifact_row_bytes():
+            # The window was resized while this was being indexed: index it again.
+            self._reopen_artifact(key)
 
     def on_artifact_grew(self, msg: ArtifactGrew) -> None:
         """More of an open artifact is indexed: its rows grow under the marker."""
@@ -473,8 +476,15 @@ class TranscriptScreen(Screen[None]):
         return None if offset is None else doc.block_start(index) + offset
 
     def on_artifact_open_failed(self, msg: ArtifactOpenFailed) -> None:
-        """Say why nothing opened."""
-        self._opening.discard(msg.site_key)
+        """Say why nothing opened (nothing, if it was closed meanwhile)."""
+        key = msg.site_key
+        if key not in self._opening:
+            return
+        self._opening.discard(key)
+        if key in self.ctx.open_artifacts:
+            # Re-indexing at a new width failed; the rows of the old width stay.
+            self._say(msg.reason, title="Cannot re-read the artifact", severity="warning")
+            return
         self._say(msg.reason, title="Cannot open the artifact", severity="error")
 
     def on_appended(self, msg: Appended) -> None:
@@ -618,20 +628,22 @@ class TranscriptScreen(Screen[None]):
         The old rows stay on screen until the new index's first rows arrive, so a
         resize never blanks an artifact being read.
         """
-        if self.transcript is None:
-            return
         row_bytes = self._artifact_row_bytes()
         for key, art in list(self.ctx.open_artifacts.items()):
-            site = self.ctx.site_by_key.get(key)
-            if art.lines.row_bytes == row_bytes or key in self._opening or site is None:
-                continue
-            if site.marker.file is None:
-                continue
-            self._opening.add(key)
-            self._open_artifact(
-                key, self.transcript.artifact_dir, site.marker.file,
-                self.ctx.checks.get(site.marker.file), row_bytes,
-            )
+            # One already being indexed is checked again when it lands.
+            if art.lines.row_bytes != row_bytes and key not in self._opening:
+                self._reopen_artifact(key)
+
+    def _reopen_artifact(self, key: SiteKey) -> None:
+        """Index an open artifact again at the current width; its old rows stay meanwhile."""
+        site = self.ctx.site_by_key.get(key)
+        if self.transcript is None or site is None or site.marker.file is None:
+            return
+        self._opening.add(key)
+        self._open_artifact(
+            key, self.transcript.artifact_dir, site.marker.file,
+            self.ctx.checks.get(site.marker.file), self._artifact_row_bytes(),
+        )
 
     @on(TranscriptView.LineRequested)
     def _page_line(self, msg: TranscriptView.LineRequested) -> None:
