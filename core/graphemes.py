@@ -542,7 +542,7 @@ def count(text: str) -> int:
     if text.isascii():
         return len(text) - _crlf_pairs(text)
     if _gcount is not None:
-        return int(_automaton().count(text))
+        return _automaton().count(text)
     return _count_pure(text)
 
 
