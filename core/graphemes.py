@@ -539,11 +539,9 @@ def count(text: str) -> int:
     Returns:
         The grapheme count.
     """
-    if text.isascii():
-        return len(text) - _crlf_pairs(text)
-    if _gcount is not None:
+    if _gcount is not None and not text.isascii():
         return _automaton().count(text)
-    return _count_pure(text)
+    return _count_pure(text)  # which is "length minus CR LF pairs" for ASCII
 
 
 def _count_pure(text: str) -> int:

@@ -444,7 +444,7 @@ class TranscriptScreen(Screen[None]):
             self._rebuild_line(site.line)
         if self.ctx.open_artifacts[key].lines.row_bytes != self._artifact_row_bytes():
             # The window was resized while this was being indexed: index it again.
-            self._reopen_artifact(key)
+            self._index_artifact(key)
 
     def on_artifact_grew(self, msg: ArtifactGrew) -> None:
         """More of an open artifact is indexed: its rows grow under the marker."""
@@ -609,13 +609,9 @@ class TranscriptScreen(Screen[None]):
         if not marker.safe_name or marker.file is None:
             self._say("The marker names an unsafe path; it is never opened.", severity="error")
             return
-        if key in self._opening or self.transcript is None:
+        if key in self._opening:
             return
-        self._opening.add(key)
-        self._open_artifact(
-            key, self.transcript.artifact_dir, marker.file, self.ctx.checks.get(marker.file),
-            self._artifact_row_bytes(),
-        )
+        self._index_artifact(key)
 
     def _artifact_row_bytes(self) -> int:
         """Bytes per artifact row: one cell each for text, so a row fits the width."""
@@ -632,10 +628,13 @@ class TranscriptScreen(Screen[None]):
         for key, art in list(self.ctx.open_artifacts.items()):
             # One already being indexed is checked again when it lands.
             if art.lines.row_bytes != row_bytes and key not in self._opening:
-                self._reopen_artifact(key)
+                self._index_artifact(key)
 
-    def _reopen_artifact(self, key: SiteKey) -> None:
-        """Index an open artifact again at the current width; its old rows stay meanwhile."""
+    def _index_artifact(self, key: SiteKey) -> None:
+        """Index a marker's artifact at the current width, to open it or to rewrap it.
+
+        An artifact already open keeps its old rows on screen meanwhile.
+        """
         site = self.ctx.site_by_key.get(key)
         if self.transcript is None or site is None or site.marker.file is None:
             return
