@@ -10,7 +10,7 @@ source (the optional native grapheme counter) changes.
 
 Usage:
     python3 dev.py demo          open the viewer on the bundled example
-    python3 dev.py test          ruff, mypy --strict on core/, then the whole pytest suite
+    python3 dev.py test          ruff, mypy --strict on every package, then the whole pytest suite
     python3 dev.py view PATH     open the viewer on PATH
     python3 dev.py check PATH    run `transcript-view --check PATH`
     python3 dev.py screenshots   regenerate screenshots/ from the bundled examples
@@ -51,12 +51,12 @@ def ensure_env() -> None:
     print("dev.py: installing the project and its test tools into .venv/", file=sys.stderr)
     pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "install", "--upgrade", "pip"], check=True)
-    # setuptools warns on every editable install that top-level folders named
-    # like the packages (core/, viewer/) may shadow them: here they *are* them.
+    # setuptools warns on every editable install that a folder named like the
+    # package (transcript_view/) may shadow it: here it *is* it (mapped to itself).
     env = {**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"}
     subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True, env=env)
     native = subprocess.run(
-        [str(PY), "-c", "import core.graphemes as g; print(g.NATIVE)"],
+        [str(PY), "-c", "import transcript_view.core.graphemes as g; print(g.NATIVE)"],
         cwd=ROOT, capture_output=True, text=True,
     ).stdout.strip()
     if native != "True":
@@ -79,15 +79,57 @@ def run(*args: str) -> int:
     return subprocess.call([str(PY), *args], cwd=ROOT)
 
 
+#: The installed package's shape, for mypy: `transcript_view/` with `core/` and
+#: `viewer/` inside it, as symlinks to the repository's folders.
+TYPECHECK_TREE = ROOT / "build" / "typecheck"
+
+
+def typecheck_tree() -> Path:
+    """Lay out the package as it installs, so mypy sees `transcript_view.core.*`.
+
+    The editable install maps `core/` to `transcript_view.core` with an import
+    hook, which mypy cannot follow; a tree of symlinks gives it the same module
+    names (new files appear in it at once). Rebuilt on every run: it is cheap.
+    """
+    package = TYPECHECK_TREE / "transcript_view"
+    if package.exists():
+        for entry in package.iterdir():
+            entry.unlink()
+    package.mkdir(parents=True, exist_ok=True)
+    for entry in (ROOT / "transcript_view").iterdir():
+        if entry.name != "__pycache__":
+            (package / entry.name).symlink_to(entry)
+    (package / "core").symlink_to(ROOT / "core", target_is_directory=True)
+    (package / "viewer").symlink_to(ROOT / "viewer", target_is_directory=True)
+    return package
+
+
+def task_mypy() -> int:
+    """mypy --strict on every package, its paths reported as the repository's own."""
+    package = typecheck_tree()
+    out = subprocess.run(
+        [str(PY), "-m", "mypy", "--strict", str(package.relative_to(ROOT))],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    prefix = str(package.relative_to(ROOT)) + os.sep
+    for line in (out.stdout + out.stderr).splitlines():
+        if line.startswith(prefix):
+            rest = line[len(prefix):]
+            top = rest.split(os.sep, 1)[0]
+            line = rest if top in ("core", "viewer") else "transcript_view" + os.sep + rest
+        print(line)
+    return out.returncode
+
+
 def task_test(extra: list[str]) -> int:
-    steps = [
-        ["-m", "ruff", "check", "."],
-        ["-m", "mypy", "--strict", "core"],
-        ["-m", "pytest", *extra],
+    steps: list[tuple[str, list[str] | None]] = [
+        ("ruff check .", ["-m", "ruff", "check", "."]),
+        ("mypy --strict transcript_view (core/, viewer/ and the command line)", None),
+        ("pytest " + " ".join(extra), ["-m", "pytest", *extra]),
     ]
-    for step in steps:
-        print("dev.py: " + " ".join(step[1:]), file=sys.stderr, flush=True)
-        code = run(*step)
+    for title, step in steps:
+        print("dev.py: " + title, file=sys.stderr, flush=True)
+        code = task_mypy() if step is None else run(*step)
         if code != 0:
             return code
     return 0
@@ -100,13 +142,15 @@ def main(argv: list[str]) -> int:
     task, rest = argv[0], argv[1:]
     ensure_env()
     if task == "demo":
-        return run("-m", "viewer", str(ROOT / "examples" / "demo.jsonl"), *rest)
+        return run("-m", "transcript_view", str(ROOT / "examples" / "demo.jsonl"), *rest)
     if task == "test":
         return task_test(rest)
+    if task == "mypy":
+        return task_mypy()
     if task == "view":
-        return run("-m", "viewer", *rest)
+        return run("-m", "transcript_view", *rest)
     if task == "check":
-        return run("-m", "viewer", "--check", *rest)
+        return run("-m", "transcript_view", "--check", *rest)
     if task == "screenshots":
         return run(str(ROOT / "screenshots" / "make_screenshots.py"), *rest)
     if task == "bench":

@@ -1,19 +1,44 @@
-"""Build hook for the one optional C extension; everything else is in pyproject.toml.
+"""Build hook: the package map, found automatically, and the one optional C extension.
 
-`core._gcount` counts grapheme clusters with the GIL released (see
-core/_gcount.c). It is `optional`: on a machine without a C compiler the
-install still succeeds and `core.graphemes` counts in pure Python, with the
+The repository keeps the library in `core/` and the app in `viewer/`, but the
+distribution claims a single import name, `transcript_view`: `core/` installs
+as `transcript_view.core` and `viewer/` as `transcript_view.viewer`. Packages
+are discovered (every folder with an `__init__.py` under the two), so a new
+subpackage can never silently go missing from the wheel; the packaging test
+builds the wheel and imports every module from a clean install to prove it.
+
+`transcript_view.core._gcount` counts grapheme clusters with the GIL released
+(see core/_gcount.c). It is `optional`: on a machine without a C compiler the
+install still succeeds and the grapheme engine counts in pure Python, with the
 same answers, only slower.
 """
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
+
+#: import name -> folder in the repository.
+ROOTS = {"transcript_view": "transcript_view", "transcript_view.core": "core",
+         "transcript_view.viewer": "viewer"}
+
+
+def _packages() -> list[str]:
+    out = []
+    for name, folder in ROOTS.items():
+        out.append(name)
+        if name != "transcript_view":
+            out += [f"{name}.{sub}" for sub in find_packages(where=folder)]
+    return out
+
 
 setup(
+    packages=_packages(),
+    package_dir=ROOTS,
+    package_data={"transcript_view": ["py.typed"], "transcript_view.core": ["_gcount.pyi"]},
+    exclude_package_data={"transcript_view.core": ["*.c"]},
     ext_modules=[
         Extension(
-            "core._gcount",
+            "transcript_view.core._gcount",
             sources=["core/_gcount.c"],
             optional=True,
         )
-    ]
+    ],
 )

@@ -34,10 +34,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # the headless driver tests share (_pilot)
 
+from _pilot import wait_until_quiet  # noqa: E402
 from gen import DATA, MiB, transcript  # noqa: E402
-
-from viewer.pilot import wait_until_quiet  # noqa: E402
 
 KiB = 1 << 10
 SIZE = (120, 40)
@@ -79,7 +79,7 @@ async def _timed_key(app: Any, key: str, view: Any, text: str, timeout: float = 
 
 async def _measure(path: Path, runs: int) -> tuple[float, float, int]:
     """(best open seconds, best end seconds, largest RSS growth of a run in KiB)."""
-    from viewer.app import TranscriptApp
+    from transcript_view.viewer.app import TranscriptApp
 
     app = TranscriptApp(path)
     best_open = best_end = float("inf")

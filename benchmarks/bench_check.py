@@ -13,7 +13,7 @@ sys.path.insert(0, str(HERE))
 
 from gen import DATA, MiB, mixed_artifacts, transcript  # noqa: E402
 
-from core.artifacts import artifact_dir_for  # noqa: E402
+from transcript_view.core.artifacts import artifact_dir_for  # noqa: E402
 
 
 def timed(cmd: list[str], runs: int) -> float:
@@ -29,7 +29,7 @@ def compare(path: Path, files: int, runs: int) -> tuple[float, float, int]:
     """(check seconds, sha256sum seconds, artifact bytes), medians, warm cache."""
     names = sorted(str(p) for p in artifact_dir_for(path).iterdir())
     sha = ["sha256sum", *names]
-    check = [sys.executable, "-m", "viewer", "--check", str(path)]
+    check = [sys.executable, "-m", "transcript_view", "--check", str(path)]
     out = subprocess.run(check, capture_output=True, text=True, check=False).stdout
     assert f"{files} verified" in out or f"{files:,} verified" in out, out[:500]
     timed(sha, 1)  # warm the page cache

@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 from wcwidth import iter_graphemes  # noqa: E402
 
-from core.graphemes import NATIVE, _count_pure, count, cut  # noqa: E402
+from transcript_view.core.graphemes import NATIVE, _count_pure, count, cut  # noqa: E402
 
-SAMPLE = ROOT.parent / "shared" / "fixtures" / "reference" / "basic.big-input.txt"
+SAMPLE = ROOT / "tests" / "data" / "reference" / "basic.big-input.txt"
 TARGET_BYTES = 10_000_000
 REPEATS = 5
 

@@ -35,7 +35,7 @@ RSS_BUDGET_KIB = 300 * 1024
 
 def viewer(path: Path) -> list[str]:
     """Our viewer on `path`, run by this interpreter (the project's venv)."""
-    return [sys.executable, "-m", "viewer", str(path)]
+    return [sys.executable, "-m", "transcript_view", str(path)]
 
 
 def best_paint(cmd: list[str], text: str, runs: int = 3, timeout: float = 120.0) -> float:

@@ -23,7 +23,7 @@ fsync time; they have no target. Every run uses a fresh op id (a fresh file;
 earlier runs' files are removed outside the timing); times are the best of
 `runs`, with the garbage collector paused while timing.
 
-The mixed input is `../shared/fixtures/reference/basic.big-input.txt` repeated
+The mixed input is `tests/data/reference/basic.big-input.txt` (the reference's own input) repeated
 to 10,000,000 bytes (`gen.mixed_text`), as the issue asks, so the numbers are
 comparable with the reference's.
 """
@@ -47,7 +47,7 @@ sys.path.insert(0, str(HERE))
 
 from gen import DATA, ascii_text, mixed_text  # noqa: E402
 
-from core.session import DEFAULT_LIMIT, Session  # noqa: E402
+from transcript_view.core.session import DEFAULT_LIMIT, Session  # noqa: E402
 
 SIZE = 10_000_000
 TMPFS = Path("/dev/shm")
@@ -158,9 +158,9 @@ def breakdown(runs: int = 7) -> list[tuple[str, str, float]]:
     Returns:
         Rows of (input, piece, best seconds).
     """
-    from core import graphemes
-    from core.artifacts import Store, head_tail_sizes
-    from core.canonical import canonical_json
+    from transcript_view.core import graphemes
+    from transcript_view.core.artifacts import Store, head_tail_sizes
+    from transcript_view.core.canonical import canonical_json
 
     head_n, tail_n = head_tail_sizes(DEFAULT_LIMIT)
     out: list[tuple[str, str, float]] = []

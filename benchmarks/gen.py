@@ -16,12 +16,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.artifacts import Store, artifact_dir_for, stored_marker  # noqa: E402
-from core.canonical import canonical_json, data_digest  # noqa: E402
+from transcript_view.core.artifacts import Store, artifact_dir_for, stored_marker  # noqa: E402
+from transcript_view.core.canonical import canonical_json, data_digest  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
-SHARED = ROOT.parent / "shared"
-MIXED_SOURCE = SHARED / "fixtures" / "reference" / "basic.big-input.txt"
+MIXED_SOURCE = ROOT / "tests" / "data" / "reference" / "basic.big-input.txt"
 FIRST_TOKEN = "first-paint-token"
 LAST_TOKEN = "last-line-token"
 
@@ -168,7 +167,7 @@ def mixed_artifacts(path: Path, files: int, size: int) -> Path:
     """A transcript whose `files` results are `size` bytes of mixed-script text, stored."""
     if path.exists() and len(list(artifact_dir_for(path).glob("*.txt"))) >= files:
         return path
-    from core.session import Session
+    from transcript_view.core.session import Session
 
     text = mixed_text(size)
     with Session.create(path, {"app": "benchmarks/gen.py"}) as s:

@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
         module = importlib.import_module(GROUPS[group])
         print(f"running {group} ...", file=sys.stderr, flush=True)
         rows.extend(module.run())
-    from core.graphemes import NATIVE
+    from transcript_view.core.graphemes import NATIVE
 
     counter = "native grapheme counter" if NATIVE else "pure-Python grapheme counter (not built)"
     machine = f"{platform.machine()}, Python {platform.python_version()}, {counter}"

@@ -3,11 +3,18 @@
 Everything a script needs is importable from here; nothing here imports a UI
 library, so `--check` and any batch job stay fast and dependency-light.
 
-    from core import Session, verify, excerpt, parse_markers
+    from transcript_view.core import Session, verify, excerpt, parse_markers
 """
 
-from core.analysis import Analyser, Analysis, MarkerSite, OpState, ToolOperation, analyse
-from core.artifacts import (
+from transcript_view.core.analysis import (
+    Analyser,
+    Analysis,
+    MarkerSite,
+    OpState,
+    ToolOperation,
+    analyse,
+)
+from transcript_view.core.artifacts import (
     COULD_NOT_BE_STORED,
     NOWHERE_TO_PUT_IT,
     ArtifactConflict,
@@ -20,12 +27,12 @@ from core.artifacts import (
     stored_marker,
     unstored_marker,
 )
-from core.canonical import canonical_json, data_digest
-from core.findings import KINDS, Finding, Severity
-from core.markers import Marker, MarkerKind, parse_markers
-from core.session import Session, observe_result
-from core.transcript import LineProblem, Transcript, TranscriptError
-from core.verification import MarkerState, Report, verify
+from transcript_view.core.canonical import canonical_json, data_digest
+from transcript_view.core.findings import KINDS, Finding, Severity
+from transcript_view.core.markers import Marker, MarkerKind, parse_markers
+from transcript_view.core.session import Session, observe_result
+from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
+from transcript_view.core.verification import MarkerState, Report, verify
 
 __all__ = [
     "COULD_NOT_BE_STORED",

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar, overload
 
-from core import graphemes
-from core.artifacts import head_tail_sizes, to_bytes
-from core.canonical import canonical_string, data_digest
-from core.compact import IdTable, LineColumns, key_of
-from core.envelopes import (
+from transcript_view.core import graphemes
+from transcript_view.core.artifacts import head_tail_sizes, to_bytes
+from transcript_view.core.canonical import canonical_string, data_digest
+from transcript_view.core.compact import IdTable, LineColumns, key_of
+from transcript_view.core.envelopes import (
     Compaction,
     Elision,
     Envelope,
@@ -35,9 +35,9 @@ from core.envelopes import (
     ToolDispatched,
     ToolSettled,
 )
-from core.findings import Finding
-from core.markers import Marker, MarkerKind, parse_markers
-from core.transcript import LineProblem, Transcript, as_last, parse_line_bytes
+from transcript_view.core.findings import Finding
+from transcript_view.core.markers import Marker, MarkerKind, parse_markers
+from transcript_view.core.transcript import LineProblem, Transcript, as_last, parse_line_bytes
 
 #: Lines longer than this are never parsed just to *describe* an operation (a
 #: 50 MB tool message would stall whoever asked); their fields stay unknown.

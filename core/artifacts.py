@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar, cast
 
-from core import graphemes
+from transcript_view.core import graphemes
 
 #: Prefix of the temporary file a store writes before renaming it into place.
 #: A reader tells an interrupted write (``partial-write``) from an artifact by it:

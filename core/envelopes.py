@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.canonical import canonical_json
+from transcript_view.core.canonical import canonical_json
 
 #: The envelope version this implementation reads. Any other `v` is refused for
 #: that line: the envelope is the one thing that cannot be guessed at.

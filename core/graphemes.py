@@ -55,7 +55,7 @@ from typing import Final, NamedTuple
 from wcwidth import iter_graphemes
 
 try:
-    from core import _gcount  # the optional native counter (core/_gcount.c)
+    from transcript_view.core import _gcount  # the optional native counter (core/_gcount.c)
 except ImportError:  # not built: no C compiler where it was installed
     _gcount = None  # type: ignore[assignment]
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.artifacts import COULD_NOT_BE_STORED, NOWHERE_TO_PUT_IT
+from transcript_view.core.artifacts import COULD_NOT_BE_STORED, NOWHERE_TO_PUT_IT
 
 _NUM = r"-?[0-9][0-9,]*"
 _HEX = r"[0-9A-Fa-f]{64}"

@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core import graphemes
-from core.artifacts import (
+from transcript_view.core import graphemes
+from transcript_view.core.artifacts import (
     COULD_NOT_BE_STORED,
     NOWHERE_TO_PUT_IT,
     Store,
@@ -33,8 +33,8 @@ from core.artifacts import (
     to_bytes,
     unstored_marker,
 )
-from core.canonical import canonical_json, data_digest
-from core.envelopes import ENVELOPE_VERSION, TOOL_OUTCOMES
+from transcript_view.core.canonical import canonical_json, data_digest
+from transcript_view.core.envelopes import ENVELOPE_VERSION, TOOL_OUTCOMES
 
 log = logging.getLogger("transcript_view.session")
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.artifacts import artifact_dir_for
-from core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
+from transcript_view.core.artifacts import artifact_dir_for
+from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
 
 #: How much of the file one index step reads. Large reads are what make a
 #: gigabyte scan fast; 8 MiB keeps the peak small.

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from core import graphemes
-from core.analysis import Analysis, MarkerSite, analyse
-from core.artifacts import is_temp_name
-from core.findings import Finding, Severity
-from core.markers import MarkerKind, is_safe_basename
-from core.transcript import Transcript, describe_mode
+from transcript_view.core import graphemes
+from transcript_view.core.analysis import Analysis, MarkerSite, analyse
+from transcript_view.core.artifacts import is_temp_name
+from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.markers import MarkerKind, is_safe_basename
+from transcript_view.core.transcript import Transcript, describe_mode
 
 #: Read size for hashing. Large reads are most of what keeps a check close to
 #: `sha256sum` on big artifacts.

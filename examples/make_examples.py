@@ -23,8 +23,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core.artifacts import Store  # noqa: E402
-from core.session import Session  # noqa: E402
+from transcript_view.core.artifacts import Store  # noqa: E402
+from transcript_view.core.session import Session  # noqa: E402
 
 
 class _FailingStore(Store):

@@ -19,12 +19,12 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the headless driver tests share (_pilot)
 
+from _pilot import wait_until_quiet  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
-from viewer.app import TranscriptApp  # noqa: E402
-from viewer.pilot import wait_until_quiet  # noqa: E402
+from transcript_view.viewer.app import TranscriptApp  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 SIZE = (120, 40)

@@ -1,8 +1,15 @@
-"""Paths and helpers shared by the core tests (not a conftest: no fixtures, just facts)."""
+"""Where the test data is, and helpers the core tests share (no fixtures, just facts).
+
+Every test reads the reference's fixtures and the Unicode conformance file from
+the copies under `tests/data/` (see its README), so a fresh clone tests
+compatibility in full; `tests/contracts/test_data_copy.py` notices when
+`../shared` holds a newer copy.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +18,14 @@ from typing import Any
 from wcwidth import iter_graphemes
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
+DATA = TESTS / "data"
+#: Written by the Raku reference (LLM::Agent 0.6.1), copied byte for byte.
+REFERENCE = DATA / "reference"
+#: The Unicode Consortium's grapheme-break conformance test, copied byte for byte.
+GRAPHEME_BREAK_TEST = DATA / "unicode" / "GraphemeBreakTest-18.0.0.txt"
+#: Where CI and our own machines keep the originals (absent in a user's clone).
 SHARED = ROOT.parent / "shared"
-REFERENCE = SHARED / "fixtures" / "reference"
 EXAMPLES = ROOT / "examples"
 
 #: The five reference transcripts (their `.events.jsonl` siblings are event logs).
@@ -60,12 +73,23 @@ def graphemes_without_gb9c(text: str) -> list[str]:
     return out
 
 
+def plain_clusters(text: str) -> list[str]:
+    """Clusters by the plain engine, each lone surrogate a cluster of its own."""
+    out: list[str] = []
+    for piece in re.split("([\ud800-\udfff])", text):
+        if len(piece) == 1 and "\ud800" <= piece <= "\udfff":
+            out.append(piece)
+        elif piece:
+            out.extend(iter_graphemes(piece))
+    return out
+
+
 def spy_parsed_lines(monkeypatch: Any) -> list[int]:
     """Record the first line of every `Transcript.parsed_lines` call from now on.
 
     How the follow-mode tests see that an update reads only the new lines.
     """
-    from core.transcript import Transcript
+    from transcript_view.core.transcript import Transcript
 
     starts: list[int] = []
     real = Transcript.parsed_lines

@@ -16,9 +16,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from viewer.commands import TranscriptCommands
-from viewer.main_screen import TranscriptScreen
-from viewer.pacing import note_input
+from transcript_view.viewer.commands import TranscriptCommands
+from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.pacing import note_input
 
 #: Seconds a thread may hold the GIL while another waits (Python's default is 0.005).
 SWITCH_INTERVAL = 0.001
@@ -45,7 +45,7 @@ class TranscriptApp(App[int]):
         # worker runs costs several of those. 1 ms keeps keys snappy at little cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         if self.path.is_dir():
-            from viewer.screens.listing import ListingScreen
+            from transcript_view.viewer.screens.listing import ListingScreen
 
             self.push_screen(ListingScreen(self.path))
         else:

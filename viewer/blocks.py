@@ -9,14 +9,14 @@ how every envelope type is shown; `FileSource` and `ModelSource` are what a
 from __future__ import annotations
 
 import codecs
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from rich.cells import chop_cells
 from rich.text import Text
 
-from core.analysis import ToolOperation
-from core.envelopes import (
+from transcript_view.core.analysis import ReplayEntry, ToolOperation
+from transcript_view.core.envelopes import (
     Compaction,
     Elision,
     Envelope,
@@ -28,12 +28,12 @@ from core.envelopes import (
     ToolDispatched,
     ToolSettled,
 )
-from core.findings import Finding, Severity
-from core.markers import Marker
-from core.transcript import LineProblem, Transcript
-from viewer.context import ViewContext
-from viewer.fileview import human_size
-from viewer.rows import (
+from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.markers import Marker
+from transcript_view.core.transcript import LineProblem, Transcript
+from transcript_view.viewer.context import ViewContext
+from transcript_view.viewer.fileview import human_size
+from transcript_view.viewer.rows import (
     COLLAPSE_ROWS,
     DIM,
     GUTTER,
@@ -53,7 +53,7 @@ from viewer.rows import (
     short_id,
     wrap,
 )
-from viewer.sanitize import visible
+from transcript_view.viewer.sanitize import visible
 
 #: A line longer than this is never parsed or wrapped whole on the UI thread: it
 #: shows a prefix and a label, and enter pages through it (`TranscriptView.LineRequested`).
@@ -503,8 +503,8 @@ class ModelSource:
         self.ctx = ctx
         self._line_index: dict[int, int] | None = None
 
-    def _replay(self) -> list[Any]:
-        return self.ctx.analysis.replay if self.ctx.analysis is not None else []
+    def _replay(self) -> Sequence[ReplayEntry]:
+        return self.ctx.analysis.replay if self.ctx.analysis is not None else ()
 
     def available(self) -> int:
         """A preamble and every replay entry (nothing until the analysis lands)."""

@@ -32,7 +32,7 @@ class TranscriptCommands(Provider):
     """Palette entries for the transcript screen's actions (absent on other screens)."""
 
     def _actions(self) -> list[tuple[str, str, str]]:
-        from viewer.main_screen import TranscriptScreen
+        from transcript_view.viewer.main_screen import TranscriptScreen
 
         return COMMANDS if isinstance(self.screen, TranscriptScreen) else []
 

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from core.analysis import Analysis, MarkerSite, ToolOperation
-from core.findings import Finding, Severity
-from core.markers import Marker, MarkerKind, parse_markers
-from core.verification import FileCheck, MarkerState
-from viewer.rows import GUTTER, InlineArtifact, SiteKey
+from transcript_view.core.analysis import Analysis, MarkerSite, ToolOperation
+from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.markers import Marker, MarkerKind, parse_markers
+from transcript_view.core.verification import FileCheck, MarkerState
+from transcript_view.viewer.rows import GUTTER, InlineArtifact, SiteKey
 
 # -- what every block builder needs to know ------------------------------------------------
 
@@ -86,10 +86,10 @@ class ViewContext:
             sites_by_line.setdefault(site.line, []).append(site)
             site_by_key[(site.line, site.marker.start)] = site
         ops = analysis.operations
-        op_by_message = OpLookup(lambda line: ops.at("message", line))
-        op_by_call = OpLookup(lambda key: ops.at_call(*key))
-        op_by_dispatch = OpLookup(lambda line: ops.at("dispatch", line))
-        op_by_settle = OpLookup(lambda line: ops.at("settle", line))
+        op_by_message: OpLookup[int] = OpLookup(lambda line: ops.at("message", line))
+        op_by_call: OpLookup[tuple[int, str]] = OpLookup(lambda key: ops.at_call(*key))
+        op_by_dispatch: OpLookup[int] = OpLookup(lambda line: ops.at("dispatch", line))
+        op_by_settle: OpLookup[int] = OpLookup(lambda line: ops.at("settle", line))
         findings_by_line: dict[int, list[Finding]] = {}
         for f in analysis.findings:
             if f.line is not None and f.severity is not Severity.NOTE:

@@ -15,8 +15,8 @@ from itertools import accumulate
 
 from textual.cache import LRUCache
 
-from viewer.blocks import BlockSource
-from viewer.rows import Block, Row
+from transcript_view.viewer.blocks import BlockSource
+from transcript_view.viewer.rows import Block, Row
 
 # -- the row layout ------------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from core.transcript import open_readonly
+from transcript_view.core.transcript import open_readonly
 
 #: Bytes read and scanned per step of `index`.
 CHUNK_BYTES = 8 << 20

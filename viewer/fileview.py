@@ -36,10 +36,10 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from core.transcript import TranscriptError
-from viewer import sanitize
-from viewer.filelines import FileLines
-from viewer.pacing import give_way
+from transcript_view.core.transcript import TranscriptError
+from transcript_view.viewer import sanitize
+from transcript_view.viewer.filelines import FileLines
+from transcript_view.viewer.pacing import give_way
 
 #: Component class for bytes the model saw (the excerpt's head and tail).
 SEEN = "fileview--seen"

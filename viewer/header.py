@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from viewer.sanitize import visible
+from transcript_view.viewer.sanitize import visible
 
 BAR_CELLS = 12
 

@@ -24,11 +24,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
-from core.analysis import Analyser, Analysis, analyse
-from core.findings import Finding, Severity
-from core.markers import MarkerKind
-from core.transcript import Transcript, TranscriptError
-from core.verification import (
+from transcript_view.core.analysis import Analyser, Analysis, analyse
+from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.markers import MarkerKind
+from transcript_view.core.transcript import Transcript, TranscriptError
+from transcript_view.core.verification import (
     FileCheck,
     FileState,
     MarkerState,
@@ -39,12 +39,12 @@ from core.verification import (
     resolve_inside,
     site_state,
 )
-from viewer.blocks import FileSource, ModelSource
-from viewer.context import ViewContext
-from viewer.document import Document
-from viewer.filelines import FileLines
-from viewer.header import TranscriptHeader
-from viewer.messages import (
+from transcript_view.viewer.blocks import FileSource, ModelSource
+from transcript_view.viewer.context import ViewContext
+from transcript_view.viewer.document import Document
+from transcript_view.viewer.filelines import FileLines
+from transcript_view.viewer.header import TranscriptHeader
+from transcript_view.viewer.messages import (
     AnalysisFailed,
     AnalysisReady,
     Appended,
@@ -58,9 +58,9 @@ from viewer.messages import (
     Progress,
     SearchDone,
 )
-from viewer.pacing import give_way
-from viewer.rows import BAD_STATES, GUTTER, Block, InlineArtifact, Row, SiteKey
-from viewer.transcript_view import TranscriptView
+from transcript_view.viewer.pacing import give_way
+from transcript_view.viewer.rows import BAD_STATES, GUTTER, Block, InlineArtifact, Row, SiteKey
+from transcript_view.viewer.transcript_view import TranscriptView
 
 #: Bytes indexed before the first screen is laid out; the rest follows in the background.
 FIRST_INDEX_BYTES = 1 << 20
@@ -509,7 +509,7 @@ class TranscriptScreen(Screen[None]):
     def on_search_done(self, msg: SearchDone) -> None:
         """Hits are known: show how many and go to the first one after the cursor."""
         view = self.view
-        if msg.query != view.query or msg.view != view.doc.view:
+        if msg.query != view.search_query or msg.view != view.doc.view:
             return
         view.hits = msg.blocks
         n = len(msg.blocks)
@@ -651,7 +651,7 @@ class TranscriptScreen(Screen[None]):
         The pager reads the transcript itself, restricted to the line's byte range
         and cut into rows as wide as the view, so nothing is parsed or copied.
         """
-        from viewer.fileview import ArtifactScreen, human_size
+        from transcript_view.viewer.fileview import ArtifactScreen, human_size
 
         if self.transcript is None:
             return
@@ -668,14 +668,14 @@ class TranscriptScreen(Screen[None]):
 
     def action_next_marker(self) -> None:
         """Next marker, or next search hit while a search is active."""
-        if self.view.query:
+        if self.view.search_query:
             self._step_hit(forward=True)
         else:
             self._step_marker(forward=True)
 
     def action_previous_marker(self) -> None:
         """Previous marker, or previous search hit while a search is active."""
-        if self.view.query:
+        if self.view.search_query:
             self._step_hit(forward=False)
         else:
             self._step_marker(forward=False)
@@ -699,7 +699,7 @@ class TranscriptScreen(Screen[None]):
 
     def _step_hit(self, forward: bool, include_current: bool = False) -> None:
         view = self.view
-        needle = view.query.casefold()
+        needle = view.search_query.casefold()
         if not view.hits:
             self._say("No hits.")
             return
@@ -728,7 +728,7 @@ class TranscriptScreen(Screen[None]):
 
     def action_orphans(self) -> None:
         """The orphans screen: files in the artifact directory that no line names."""
-        from viewer.screens.orphans import OrphansScreen
+        from transcript_view.viewer.screens.orphans import OrphansScreen
 
         if self.transcript is None:
             return
@@ -751,8 +751,8 @@ class TranscriptScreen(Screen[None]):
         else:
             self._say("The model view is ready once the transcript has been read.")
             return
-        if view.query:
-            view.search(view.query)
+        if view.search_query:
+            view.search(view.search_query)
 
     def action_search(self) -> None:
         """Show the search box."""
@@ -779,11 +779,11 @@ class TranscriptScreen(Screen[None]):
             box.remove_class("active")
             self.view.focus()
             return
-        if self.view.query:
+        if self.view.search_query:
             self.view.search("")
             self.header.search_status = ""
             return
-        from viewer.screens.listing import ListingScreen
+        from transcript_view.viewer.screens.listing import ListingScreen
 
         stack = self.app.screen_stack
         if len(stack) >= 2 and isinstance(stack[-2], ListingScreen):
@@ -864,7 +864,7 @@ class TranscriptScreen(Screen[None]):
 
     def action_help(self) -> None:
         """The help screen: every key and every badge."""
-        from viewer.screens.help import HelpScreen
+        from transcript_view.viewer.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen(HELP_KEYS))
 

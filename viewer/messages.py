@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from core.analysis import Analysis
-from core.verification import FileCheck, OrphanFile
-from viewer.filelines import FileLines
-from viewer.rows import Block
+from transcript_view.core.analysis import Analysis
+from transcript_view.core.verification import FileCheck, OrphanFile
+from transcript_view.viewer.filelines import FileLines
+from transcript_view.viewer.rows import Block
 
 
 @dataclass

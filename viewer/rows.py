@@ -18,10 +18,10 @@ from typing import Any
 from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
-from core.analysis import ToolOperation
-from core.verification import FileCheck, MarkerState
-from viewer.filelines import FileLines
-from viewer.sanitize import visible
+from transcript_view.core.analysis import ToolOperation
+from transcript_view.core.verification import FileCheck, MarkerState
+from transcript_view.viewer.filelines import FileLines
+from transcript_view.viewer.sanitize import visible
 
 #: Columns taken by the line-number gutter on the left of every row.
 GUTTER = 7

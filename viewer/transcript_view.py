@@ -25,11 +25,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from viewer.context import ViewContext
-from viewer.document import Document, layout_counts
-from viewer.messages import BlocksBuilt, LayoutChunk, SearchDone
-from viewer.pacing import give_way
-from viewer.rows import BAD_STATES, Row, SiteKey
+from transcript_view.viewer.context import ViewContext
+from transcript_view.viewer.document import Document, layout_counts
+from transcript_view.viewer.messages import BlocksBuilt, LayoutChunk, SearchDone
+from transcript_view.viewer.pacing import give_way
+from transcript_view.viewer.rows import BAD_STATES, Row, SiteKey
 
 #: Blocks laid out per posted chunk: small enough that the first screen appears
 #: at once, large enough that a million lines are not a million messages.
@@ -77,7 +77,8 @@ class TranscriptView(ScrollView, can_focus=True):
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
-    query: reactive[str] = reactive("", init=False)
+    search_query: reactive[str] = reactive("", init=False)
+    """The active search (empty: none). Not `query`: that is `DOMNode.query()`."""
 
     @dataclass
     class Activated(Message):
@@ -359,7 +360,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if row is None:
             return Strip.blank(width, base)
         text = row.text
-        query = self.query
+        query = self.search_query
         if query:
             plain = text.plain.casefold()
             needle = query.casefold()
@@ -381,7 +382,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._strips.discard(new)
         self.refresh()
 
-    def watch_query(self) -> None:
+    def watch_search_query(self) -> None:
         """New highlights: every strip is stale."""
         self._strips.clear()
         self.refresh()
@@ -555,7 +556,7 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def search(self, query: str) -> None:
         """Find every block of the current document that contains `query`, in a worker."""
-        self.query = query
+        self.search_query = query
         self.hits = []
         self._search_token += 1
         if query:

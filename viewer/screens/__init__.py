@@ -4,9 +4,9 @@ Each is a `textual.screen.Screen` with its own DEFAULT_CSS and BINDINGS
 (escape or q goes back) and shows file names only as sanitised `Text`.
 """
 
-from viewer.fileview import ArtifactScreen
-from viewer.screens.help import HelpScreen
-from viewer.screens.listing import ListingScreen
-from viewer.screens.orphans import OrphansScreen
+from transcript_view.viewer.fileview import ArtifactScreen
+from transcript_view.viewer.screens.help import HelpScreen
+from transcript_view.viewer.screens.listing import ListingScreen
+from transcript_view.viewer.screens.orphans import OrphansScreen
 
 __all__ = ["ArtifactScreen", "HelpScreen", "ListingScreen", "OrphansScreen"]

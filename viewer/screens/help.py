@@ -17,8 +17,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.verification import MarkerState
-from viewer import sanitize
+from transcript_view.core.verification import MarkerState
+from transcript_view.viewer import sanitize
 
 #: What each marker badge means, in the order they are explained.
 BADGE_MEANINGS: dict[MarkerState, str] = {

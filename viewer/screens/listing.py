@@ -32,11 +32,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
-from core.artifacts import artifact_dir_for
-from core.verification import list_orphans, verify
-from viewer import sanitize
-from viewer.fileview import human_size
-from viewer.screens.orphans import OrphansScreen, RowTable
+from transcript_view.core.artifacts import artifact_dir_for
+from transcript_view.core.verification import list_orphans, verify
+from transcript_view.viewer import sanitize
+from transcript_view.viewer.fileview import human_size
+from transcript_view.viewer.screens.orphans import OrphansScreen, RowTable
 
 #: Cells of the status column (a verification error is cut with an ellipsis).
 STATUS_WIDTH = 30

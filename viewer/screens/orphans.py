@@ -31,10 +31,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
-from core.transcript import TranscriptError, open_readonly
-from core.verification import OrphanFile, resolve_inside
-from viewer import sanitize
-from viewer.fileview import ArtifactScreen, human_size
+from transcript_view.core.transcript import TranscriptError, open_readonly
+from transcript_view.core.verification import OrphanFile, resolve_inside
+from transcript_view.viewer import sanitize
+from transcript_view.viewer.fileview import ArtifactScreen, human_size
 
 #: How much of each orphan the preview reads, at most.
 PREVIEW_BYTES = 4096

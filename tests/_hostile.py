@@ -1,0 +1,415 @@
+"""The hostile-input corpus: every case is built in a temporary directory on demand.
+
+Cases are code, not committed files, because most of them cannot be committed
+(fifos, devices, symlinks leaving the tree, permission bits, 50 MB lines) and the
+rest are clearer as the two lines that make them. Each case says what `--check`
+must answer; `test_hostile.py` holds both `--check` and the viewer to it, and the
+README's table is this table.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from transcript_view.core.artifacts import artifact_dir_for
+from transcript_view.core.canonical import canonical_json
+from transcript_view.core.session import Session
+
+CONTENT = "".join(f"{i:05d} the quick brown fox 日本語\n" for i in range(300))
+
+
+def env(type_: str, payload: object, id_: str, v: object = 1) -> bytes:
+    obj = {
+        "id": id_,
+        "payload": payload,
+        "ts": "2026-01-01T00:00:00.000000Z",
+        "type": type_,
+        "v": v,
+    }
+    return canonical_json(obj).encode()
+
+
+META = env("session-meta", {"app": "hostile"}, "meta")
+USER = env("message", {"role": "user", "content": "hello"}, "u1")
+
+
+def lines(*items: bytes, end: bytes = b"\n") -> bytes:
+    return b"".join(item + end for item in items)
+
+
+def stored_run(directory: Path, name: str = "run.jsonl") -> tuple[Path, Path]:
+    """A healthy transcript with one stored artifact; returns (transcript, artifact)."""
+    path = directory / name
+    with Session.create(path, {"app": "hostile"}, limit=100) as s:
+        calls = [
+            {"id": "c1", "type": "function", "function": {"name": "fs_read", "arguments": "{}"}}
+        ]
+        s.append_message("assistant", "reading", tool_calls=calls)
+        op = s.append_tool_dispatched("c1", "fs_read", "{}")
+        settled = s.settle(op, "c1", CONTENT)
+    return path, artifact_dir_for(path) / settled.artifact["file"]
+
+
+def rename_in_marker(path: Path, artifact: Path, new_name: str) -> None:
+    """Point the marker at another name, as an attacker would, keeping the digests consistent.
+
+    The tool message's marker gets the new name and the settle's `result-digest` is
+    recomputed over the new content, so what is left to find is the name itself
+    (and that the artifact key still names the real file).
+    """
+    import json
+
+    from transcript_view.core.canonical import data_digest
+
+    rows = [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
+    old = f"full result: {artifact.name} sha256"
+    new = f"full result: {new_name} sha256"
+    for row in rows:
+        payload = row["payload"]
+        if row["type"] == "message" and old in payload.get("content", ""):
+            payload["content"] = payload["content"].replace(old, new)
+            content = payload["content"]
+        if row["type"] == "tool-settled":
+            payload["result-digest"] = data_digest(content)
+    path.write_bytes(b"".join(canonical_json(row).encode() + b"\n" for row in rows))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile input and what `--check` must say of it."""
+
+    name: str
+    what: str
+    build: Callable[[Path], Path]
+    exit: int
+    kinds: tuple[str, ...] = ()
+    """Finding kinds that must be present (others may be too, unless `exact`)."""
+    exact: bool = True
+
+
+def _write(directory: Path, data: bytes, name: str = "t.jsonl") -> Path:
+    path = directory / name
+    path.write_bytes(data)
+    return path
+
+
+def _case_fifo(d: Path) -> Path:
+    os.mkfifo(d / "pipe.jsonl")
+    return d / "pipe.jsonl"
+
+
+def _case_symlink(d: Path) -> Path:
+    (d / "real").mkdir()
+    real, _ = stored_run(d / "real")
+    (d / "link.jsonl").symlink_to(real)
+    return d / "link.jsonl"
+
+
+def _artifact_replaced(make: Callable[[Path], None]) -> Callable[[Path], Path]:
+    def build(d: Path) -> Path:
+        path, artifact = stored_run(d)
+        artifact.unlink()
+        make(artifact)
+        return path
+
+    return build
+
+
+def _outside_link(a: Path) -> None:
+    outside = a.parent.parent / "secret.txt"
+    outside.write_text(CONTENT)
+    a.symlink_to(outside)
+
+
+def _inside_link(a: Path) -> None:
+    real = a.parent / "real-body.bin"
+    real.write_text(CONTENT)
+    a.symlink_to(real.name)
+
+
+def _bad_name(name: str) -> Callable[[Path], Path]:
+    def build(d: Path) -> Path:
+        path, artifact = stored_run(d)
+        rename_in_marker(path, artifact, name)
+        return path
+
+    return build
+
+
+def _invalid_utf8_artifact(d: Path) -> Path:
+    """A raw-bytes artifact (invalid UTF-8) written through the store: it verifies."""
+    path = d / "bytes.jsonl"
+    raw = (b"\xff\xfe binary \x80 junk " * 400).decode("utf-8", "surrogateescape")
+    with Session.create(path, {}, limit=100) as s:
+        op = s.append_tool_dispatched("c", "t", "{}")
+        s.settle(op, "c", raw)
+    return path
+
+
+def _two_markers_one_file(d: Path) -> Path:
+    path, _ = stored_run(d)
+    data = path.read_bytes().split(b"\n")
+    tool_line = data[3]
+    with open(path, "ab") as fh:
+        fh.write(tool_line.replace(b'"id":"', b'"id":"x', 1) + b"\n")
+    return path
+
+
+def _quoted_marker(d: Path) -> Path:
+    path, artifact = stored_run(d)
+    quoted = (
+        "see [... elided 1 chars (2 bytes total); full result: "
+        f"{artifact.name} sha256 {'0' * 64} ...]"
+    )
+    with open(path, "ab") as fh:
+        fh.write(env("message", {"role": "user", "content": quoted}, "q") + b"\n")
+    return path
+
+
+def _ansi_everywhere(d: Path) -> Path:
+    nasty = (
+        "\x1b[31mred\x1b[0m \x1b]52;c;ZXZpbA==\x07 \x1b]0;pwned\x07 "
+        "\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\ \x9b31m \x07 a\x08b "
+        "over\rwrite [bold red]markup[/] [link=http://x]y[/link] \u202eevil\u202c zero\u200bwidth"
+    )
+    path = d / "ansi.jsonl"
+    with Session.create(path, {"note": nasty}, limit=100) as s:
+        s.append_message("user", nasty)
+        op = s.append_tool_dispatched("c", "sh", canonical_json({"cmd": nasty}))
+        s.settle(op, "c", (nasty + "\n") * 30)
+    return path
+
+
+def _huge_line(d: Path) -> Path:
+    body = "0123456789abcdef" * (50 * 1024 * 1024 // 16)
+    return _write(d, lines(META, env("message", {"role": "tool", "content": body}, "big"), USER))
+
+
+CASES: list[Case] = [
+    # -- transcripts ------------------------------------------------------------------
+    Case("empty", "an empty file", lambda d: _write(d, b""), 0),
+    Case("blank-lines", "only blank lines", lambda d: _write(d, b"\n\n  \n\r\n"), 0),
+    Case(
+        "not-json",
+        "a file that is not JSON",
+        lambda d: _write(d, b"hello\nworld\n"),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "not-envelope",
+        "JSON that is not an envelope",
+        lambda d: _write(d, lines(META, b"[1,2,3]", b'"text"', b'{"no":"type"}', USER)),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "unknown-v",
+        "an unknown envelope version",
+        lambda d: _write(d, lines(META, env("message", {}, "x", v=2), USER)),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "unknown-type",
+        "an unknown envelope type (kept and shown)",
+        lambda d: _write(d, lines(META, env("from-the-future", {"x": 1}, "f"), USER)),
+        0,
+    ),
+    Case(
+        "torn-multibyte",
+        "a torn last line ending inside a multi-byte character",
+        lambda d: _write(d, lines(META, USER) + env("message", {"content": "日本"}, "t")[:-12]),
+        0,
+        ("torn-tail",),
+    ),
+    Case(
+        "malformed-middle",
+        "malformed lines in the middle",
+        lambda d: _write(d, lines(META, b"{oops", USER, b"}", USER.replace(b"u1", b"u2"))),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "invalid-utf8",
+        "invalid UTF-8 inside a line",
+        lambda d: _write(d, lines(META, b'{"id":"\xc3\x28","type":"message","v":1}', USER)),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "invalid-escape",
+        "the reference's invalid \\u000\u00e7 escape",
+        lambda d: _write(
+            d,
+            lines(
+                META,
+                '{"id":"e","payload":{"content":"\\u000ç"},"type":"message","v":1}'.encode(),
+                USER,
+            ),
+        ),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "duplicate-ids",
+        "duplicate envelope ids",
+        lambda d: _write(d, lines(META, USER, USER)),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "settle-unknown",
+        "a settle naming an unknown operation",
+        lambda d: _write(
+            d, lines(META, env("tool-settled", {"op-id": "ghost", "outcome": "completed"}, "s"))
+        ),
+        1,
+        ("malformed-line",),
+    ),
+    Case(
+        "settle-twice",
+        "an operation settled twice",
+        lambda d: _write(
+            d,
+            lines(
+                META,
+                env("tool-dispatched", {"call-id": "c", "tool": "t", "arguments": "{}"}, "op"),
+                env("message", {"role": "tool", "content": "r", "tool-call-id": "c"}, "m"),
+                env("tool-settled", {"op-id": "op", "outcome": "completed"}, "s1"),
+                env("tool-settled", {"op-id": "op", "outcome": "failed"}, "s2"),
+            ),
+        ),
+        1,
+        ("malformed-line",),
+    ),
+    Case("crlf", "CRLF line endings", lambda d: _write(d, lines(META, USER, end=b"\r\n")), 0),
+    Case("huge-line", "a 50 MB line", _huge_line, 0),
+    Case("path-directory", "a PATH that is a directory", lambda d: d, 2),
+    Case("path-fifo", "a PATH that is a fifo (must not block)", _case_fifo, 2),
+    Case("path-symlink", "a PATH that is a symlink to a transcript", _case_symlink, 0),
+    # -- markers and artifacts ------------------------------------------------------------
+    Case(
+        "name-slash",
+        "a marker naming ../etc/passwd",
+        _bad_name("../etc/passwd"),
+        1,
+        ("unsafe-name", "metadata-mismatch"),
+    ),
+    Case(
+        "name-backslash",
+        "a marker naming ..\\x.txt",
+        _bad_name("..\\x.txt"),
+        1,
+        ("unsafe-name", "metadata-mismatch"),
+    ),
+    Case(
+        "name-dotdot",
+        "a marker naming ..",
+        _bad_name(".."),
+        1,
+        ("unsafe-name", "metadata-mismatch"),
+    ),
+    Case(
+        "name-absolute",
+        "a marker naming /etc/passwd",
+        _bad_name("/etc/passwd"),
+        1,
+        ("unsafe-name", "metadata-mismatch"),
+    ),
+    Case(
+        "name-nul",
+        "a marker naming a\\0b.txt",
+        _bad_name("a\x00b.txt"),
+        1,
+        ("unsafe-name", "metadata-mismatch"),
+    ),
+    Case(
+        "name-10000",
+        "a marker naming 10,000 characters",
+        _bad_name("n" * 10000),
+        1,
+        ("unsafe-name", "metadata-mismatch"),
+    ),
+    Case(
+        "artifact-directory",
+        "an artifact that is a directory",
+        _artifact_replaced(lambda a: a.mkdir()),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "artifact-fifo",
+        "an artifact that is a fifo (must not block)",
+        _artifact_replaced(lambda a: os.mkfifo(a)),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "artifact-device",
+        "an artifact that is a device (/dev/zero)",
+        _artifact_replaced(lambda a: a.symlink_to("/dev/zero")),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "artifact-symlink-out",
+        "a symlink pointing outside the artifact directory",
+        _artifact_replaced(_outside_link),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "artifact-symlink-in",
+        "a symlink inside the artifact directory (followed)",
+        _artifact_replaced(_inside_link),
+        0,
+        ("orphan-artifact",),
+    ),
+    Case(
+        "artifact-truncated",
+        "a truncated artifact (a non-atomic writer crashed)",
+        _artifact_replaced(lambda a: a.write_text(CONTENT[:100])),
+        1,
+        ("size-mismatch",),
+    ),
+    Case("artifact-invalid-utf8", "an artifact with invalid UTF-8", _invalid_utf8_artifact, 0),
+    Case(
+        "artifacts-is-a-file",
+        "the .artifacts path being a file",
+        lambda d: _artifacts_file(d),
+        1,
+        ("missing-artifact",),
+    ),
+    Case(
+        "two-markers-one-file",
+        "two markers naming one file (both verify)",
+        _two_markers_one_file,
+        0,
+    ),
+    Case(
+        "quoted-marker",
+        "marker text inside a user message (quoted, not verified)",
+        _quoted_marker,
+        0,
+    ),
+    # -- content ----------------------------------------------------------------------------
+    Case(
+        "ansi",
+        "ANSI CSI/OSC, C1, BEL, backspace, CR, markup, bidi, zero-width",
+        _ansi_everywhere,
+        0,
+    ),
+]
+
+
+def _artifacts_file(d: Path) -> Path:
+    path, artifact = stored_run(d)
+    directory = artifact.parent
+    artifact.unlink()
+    directory.rmdir()
+    directory.write_text("a file where the directory should be")
+    return path

@@ -1,0 +1,122 @@
+"""The wheel, installed for real: one import name, every module, typed, and it runs.
+
+The tests import the working tree (an editable install), so a subpackage left
+out of the wheel, a stray top-level `core`, or a missing `py.typed` would never
+show in them. This builds the wheel, installs it (not editable) into a fresh
+virtual environment, and uses it from a directory far from the checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+from _support import REFERENCE, ROOT
+
+#: Repository folder -> the package it installs as.
+FOLDERS = {"transcript_view": "transcript_view", "core": "transcript_view.core",
+           "viewer": "transcript_view.viewer"}  # fmt: skip
+
+
+def _repo_modules() -> set[str]:
+    """Every module the working tree has, by the name it must have once installed."""
+    out: set[str] = set()
+    for folder, package in FOLDERS.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out.add(".".join([package, *parts]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "-q", "-w", str(out), str(ROOT)],
+        check=True, capture_output=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )  # fmt: skip
+    (built,) = out.glob("transcript_view-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel (and its pinned dependencies) installed; its bin/."""
+    env_dir = tmp_path_factory.mktemp("venv")
+    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
+    bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+         str(wheel)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return bin_dir
+
+
+def test_the_wheel_claims_one_import_name_and_ships_every_module(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/", 1)[0] for n in names}
+    dist_info = {t for t in tops if t.endswith(".dist-info")}
+    assert tops - dist_info == {"transcript_view"}, tops
+    shipped = {
+        n.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        for n in names
+        if n.endswith(".py")
+    }
+    assert shipped == _repo_modules(), (
+        f"missing from the wheel: {sorted(_repo_modules() - shipped)}; "
+        f"not in the tree: {sorted(shipped - _repo_modules())}"
+    )
+    assert "transcript_view/py.typed" in names
+    assert "transcript_view/core/_gcount.pyi" in names
+    assert not [n for n in names if n.endswith(".c")], "the C source is not shipped"
+    assert not [n for n in names if "pilot" in n or "/tests/" in n or "conftest" in n]
+
+
+def test_the_installed_command_checks_a_reference_transcript(
+    installed: Path, tmp_path: Path
+) -> None:
+    result = subprocess.run(
+        [str(installed / "transcript-view"), "--check", str(REFERENCE / "basic.jsonl")],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "basic.jsonl: 11 envelopes on 11 lines, 1 markers, 1 verified; 0 errors" in result.stdout
+    module = subprocess.run(
+        [str(installed / "python"), "-m", "transcript_view", "--check", "--json",
+         str(REFERENCE / "aging.jsonl")],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert module.returncode == 0, module.stderr
+    assert '"verified": 1' in module.stdout
+
+
+def test_every_module_imports_from_the_install_and_core_does_not(
+    installed: Path, tmp_path: Path
+) -> None:
+    modules = sorted(_repo_modules() - {"transcript_view.__main__"})
+    code = (
+        "import importlib, importlib.util, sys\n"
+        f"for name in {modules!r}:\n"
+        "    mod = importlib.import_module(name)\n"
+        "    assert 'site-packages' in (mod.__file__ or ''), (name, mod.__file__)\n"
+        "print([n for n in ('core', 'viewer') if importlib.util.find_spec(n) is not None])\n"
+        "import transcript_view.core.graphemes as g\n"
+        "from transcript_view import Session, Store, excerpt, parse_markers, verify\n"
+        "print(g.NATIVE)\n"
+    )
+    result = subprocess.run(
+        [str(installed / "python"), "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    found, native = result.stdout.splitlines()[-2:]
+    assert found == "[]", "`import core` (or viewer) must not work from an install"
+    assert native in ("True", "False")

@@ -1,0 +1,7 @@
+"""`python -m transcript_view` is `transcript-view`."""
+
+import sys
+
+from transcript_view.cli import main
+
+sys.exit(main())
