@@ -15,6 +15,7 @@ Usage:
     python3 dev.py check PATH    run `transcript-view --check PATH`
     python3 dev.py screenshots   regenerate screenshots/ from the bundled examples
     python3 dev.py bench         run the benchmark suite and print its table
+    python3 dev.py keys          rewrite README.md's key list from viewer/keys.py
 """
 
 from __future__ import annotations
@@ -121,6 +122,20 @@ def task_mypy() -> int:
     return out.returncode
 
 
+def task_keys() -> int:
+    """Regenerate the README's key list from the key table (a contract test compares them).
+
+    Run in the project's environment because the table builds Textual bindings.
+    """
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from transcript_view.viewer.keys import update_readme\n"
+        "changed = update_readme(Path(sys.argv[1]))\n"
+        "print('README.md: key list', 'rewritten' if changed else 'already up to date')\n"
+    )
+    return run("-c", code, str(ROOT / "README.md"))
+
+
 def task_test(extra: list[str]) -> int:
     steps: list[tuple[str, list[str] | None]] = [
         ("ruff check .", ["-m", "ruff", "check", "."]),
@@ -153,6 +168,8 @@ def main(argv: list[str]) -> int:
         return run("-m", "transcript_view", "--check", *rest)
     if task == "screenshots":
         return run(str(ROOT / "screenshots" / "make_screenshots.py"), *rest)
+    if task == "keys":
+        return task_keys()
     if task == "bench":
         ensure_pyte()
         return run(str(ROOT / "benchmarks" / "run.py"), *rest)

@@ -99,7 +99,7 @@ async def _measure(path: Path, runs: int) -> tuple[float, float, int]:
             await wait_until_quiet(pilot)  # the rest of the index, before closing
             await pilot.press("home", "n", "enter")
             await wait_until_quiet(pilot)
-            assert not screen.ctx.open_artifacts
+            assert not screen.artifacts
     return best_open, best_end, growth
 
 

@@ -6,14 +6,8 @@ library, so `--check` and any batch job stay fast and dependency-light.
     from transcript_view.core import Session, verify, excerpt, parse_markers
 """
 
-from transcript_view.core.analysis import (
-    Analyser,
-    Analysis,
-    MarkerSite,
-    OpState,
-    ToolOperation,
-    analyse,
-)
+from transcript_view.core.analyser import Analyser
+from transcript_view.core.analysis import Analysis, analyse
 from transcript_view.core.artifacts import (
     COULD_NOT_BE_STORED,
     NOWHERE_TO_PUT_IT,
@@ -29,10 +23,13 @@ from transcript_view.core.artifacts import (
 )
 from transcript_view.core.canonical import canonical_json, data_digest
 from transcript_view.core.findings import KINDS, Finding, Severity
+from transcript_view.core.ledger import VerificationLedger
 from transcript_view.core.markers import Marker, MarkerKind, parse_markers
+from transcript_view.core.records import MarkerSite, OpState, SiteKey, ToolOperation
+from transcript_view.core.report import Badge, Report, verify, verify_transcript
 from transcript_view.core.session import Session, observe_result
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
-from transcript_view.core.verification import MarkerState, Report, verify
+from transcript_view.core.verification import MarkerState
 
 __all__ = [
     "COULD_NOT_BE_STORED",
@@ -41,6 +38,7 @@ __all__ = [
     "Analyser",
     "Analysis",
     "ArtifactConflict",
+    "Badge",
     "Finding",
     "LineProblem",
     "Marker",
@@ -51,11 +49,13 @@ __all__ = [
     "Report",
     "Session",
     "Severity",
+    "SiteKey",
     "Store",
     "Stored",
     "ToolOperation",
     "Transcript",
     "TranscriptError",
+    "VerificationLedger",
     "analyse",
     "artifact_dir_for",
     "canonical_json",
@@ -68,4 +68,5 @@ __all__ = [
     "stored_marker",
     "unstored_marker",
     "verify",
+    "verify_transcript",
 ]

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TextIO
 
 from transcript_view.core.findings import Severity
+from transcript_view.core.report import Report, verify
 from transcript_view.core.transcript import TranscriptError
-from transcript_view.core.verification import Report, verify
 
 
 def summary_line(report: Report) -> str:

@@ -1,10 +1,13 @@
-"""Verification: does every marker's artifact exist, and is it what the marker says?
+"""Reading artifact files: does every named file exist, and what are its bytes?
 
-Artifact files are hashed in large streamed chunks, never read whole; a name is
-resolved only inside the artifact directory (a symlink that leaves it is
-reported, never followed); fifos and devices are never opened; nothing is
-written. The per-file work is exposed (`check_file`) so a viewer can run it in a
-background worker and paint each marker's state as it lands.
+The verdicts (a marker's badge, its findings) are the ledger's
+(`core.ledger`); this module only looks at files, and defines the badge
+vocabulary both use. Artifact files are hashed in large streamed chunks,
+never read whole; a name is resolved only inside the artifact directory (a
+symlink that leaves it is reported, never followed); fifos and devices are
+never opened; nothing is written. The per-file work is exposed (`check_file`)
+so a viewer can run it in a background worker and paint each marker's state
+as it lands.
 """
 
 from __future__ import annotations
@@ -15,16 +18,13 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from transcript_view.core import graphemes
-from transcript_view.core.analysis import Analysis, MarkerSite, analyse
 from transcript_view.core.artifacts import is_temp_name
-from transcript_view.core.findings import Finding, Severity
-from transcript_view.core.markers import MarkerKind, is_safe_basename
-from transcript_view.core.transcript import Transcript, describe_mode
+from transcript_view.core.transcript import describe_mode
 
 #: Read size for hashing. Large reads are most of what keeps a check close to
 #: `sha256sum` on big artifacts.
@@ -52,6 +52,24 @@ class MarkerState(StrEnum):
     NOT_STORED = "not stored"
     COULD_NOT_BE_STORED = "could not be stored"
     CHECKING = "checking"
+
+    @property
+    def is_bad(self) -> bool:
+        """The badge says something is wrong (a problem `p` visits), not merely unstored."""
+        return self in BAD_STATES
+
+
+#: Badges that say the artifact is not what the marker promises (or cannot be read).
+BAD_STATES: frozenset[MarkerState] = frozenset(
+    {
+        MarkerState.MISSING,
+        MarkerState.DIGEST_MISMATCH,
+        MarkerState.SIZE_MISMATCH,
+        MarkerState.EXCERPT_MISMATCH,
+        MarkerState.UNSAFE_NAME,
+        MarkerState.UNREADABLE,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,219 +300,3 @@ def list_orphans(directory: Path, named: Iterable[str]) -> list[OrphanFile]:
         kind = "file" if stat.S_ISREG(st.st_mode) else describe_mode(st.st_mode)
         out.append(OrphanFile(entry.name, st.st_size, st.st_mtime, is_temp_name(entry.name), kind))
     return out
-
-
-def site_state(site: MarkerSite, fc: FileCheck | None) -> tuple[MarkerState, list[Finding]]:
-    """A marker's badge and the findings it carries, given its file's check (or None)."""
-    m = site.marker
-    kind = m.kind
-    if kind is MarkerKind.COULD_NOT_BE_STORED:
-        return MarkerState.COULD_NOT_BE_STORED, []
-    if kind is not MarkerKind.STORED:
-        return MarkerState.NOT_STORED, []
-    if not m.safe_name:
-        return MarkerState.UNSAFE_NAME, []
-    name = m.file or ""
-    if fc is None:
-        return MarkerState.CHECKING, []
-    line = site.line
-    if fc.state is FileState.MISSING:
-        return MarkerState.MISSING, [Finding("missing-artifact", line, name, fc.detail)]
-    if fc.state is FileState.UNREADABLE:
-        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
-    if fc.size != m.bytes:
-        return MarkerState.SIZE_MISMATCH, [
-            Finding(
-                "size-mismatch",
-                line,
-                name,
-                f"the marker says {m.bytes:,} bytes; the file has {fc.size:,}",
-            )
-        ]
-    if fc.digest != m.digest:
-        return MarkerState.DIGEST_MISMATCH, [
-            Finding(
-                "digest-mismatch",
-                line,
-                name,
-                f"the marker says sha256 {m.digest}; the file digests to {fc.digest}",
-            )
-        ]
-    findings: list[Finding] = []
-    shape = site.shape
-    if shape is not None:
-        bad = []
-        if (
-            shape.head_bytes > len(fc.head)
-            or hashlib.sha256(fc.head[: shape.head_bytes]).hexdigest() != shape.head_sha256
-        ):
-            bad.append("the head the model saw is not the start of the file")
-        tail = fc.tail[len(fc.tail) - shape.tail_bytes :] if shape.tail_bytes else b""
-        if shape.tail_bytes > len(fc.tail) or hashlib.sha256(tail).hexdigest() != shape.tail_sha256:
-            bad.append("the tail the model saw is not the end of the file")
-        if bad:
-            return MarkerState.EXCERPT_MISMATCH, [
-                Finding("excerpt-mismatch", line, name, "; ".join(bad))
-            ]
-    art = site.op.artifact if site.op is not None else None
-    recorded = art.get("chars") if art is not None else None
-    if fc.chars is not None and isinstance(recorded, int) and recorded != fc.chars:
-        findings.append(
-            Finding(
-                "chars-differ",
-                line,
-                name,
-                f"recorded {recorded:,} chars, {fc.chars:,} under current Unicode "
-                "(bytes and digest match: a writer on another Unicode version)",
-            )
-        )
-    return MarkerState.VERIFIED, findings
-
-
-@dataclass(slots=True)
-class Report:
-    """The outcome of verifying one transcript."""
-
-    transcript: Path
-    artifact_dir: Path
-    lines: int
-    envelopes: int
-    markers: int
-    verified: int
-    findings: list[Finding]
-    analysis: Analysis | None = None
-    states: dict[int, MarkerState] = field(default_factory=dict)
-    """Badge per excerpt site, keyed by its index in `analysis.excerpt_sites`."""
-    orphans: list[OrphanFile] = field(default_factory=list)
-
-    def count(self, severity: Severity) -> int:
-        """How many findings have this severity."""
-        return sum(1 for f in self.findings if f.severity is severity)
-
-    @property
-    def errors(self) -> int:
-        """Number of error findings."""
-        return self.count(Severity.ERROR)
-
-    @property
-    def warnings(self) -> int:
-        """Number of warning findings."""
-        return self.count(Severity.WARNING)
-
-    def as_dict(self) -> dict[str, object]:
-        """The `--check --json` object for this transcript."""
-        return {
-            "transcript": str(self.transcript),
-            "artifact_dir": str(self.artifact_dir),
-            "lines": self.lines,
-            "envelopes": self.envelopes,
-            "markers": self.markers,
-            "verified": self.verified,
-            "findings": [f.as_dict() for f in self.findings],
-        }
-
-
-def orphan_findings(orphans: list[OrphanFile]) -> list[Finding]:
-    """`orphan-artifact` / `partial-write` warnings for unnamed files."""
-    out = []
-    for o in orphans:
-        if o.partial_write:
-            out.append(
-                Finding(
-                    "partial-write",
-                    None,
-                    o.name,
-                    f"leftover temp file of an interrupted artifact write ({o.size:,} bytes)",
-                )
-            )
-        else:
-            what = "" if o.kind == "file" else f" ({o.kind})"
-            out.append(
-                Finding(
-                    "orphan-artifact",
-                    None,
-                    o.name,
-                    f"no line names this file{what} ({o.size:,} bytes)",
-                )
-            )
-    return out
-
-
-def verify_transcript(
-    transcript: Transcript,
-    *,
-    progress: Callable[[str, int, int], None] | None = None,
-    count_chars: bool = True,
-    workers: int = 1,
-) -> Report:
-    """Verify an opened transcript: analysis, every named artifact, orphans.
-
-    `progress(phase, done, total)` reports `index`, `lines` and `artifacts` phases.
-    `workers` > 1 checks artifacts in that many processes (see `check_files`).
-    """
-    if not transcript.index_complete or transcript.line_count == 0:
-        transcript.build_index(
-            (lambda d, t: progress("index", d, t)) if progress is not None else None
-        )
-    analysis = analyse(
-        transcript, (lambda d, t: progress("lines", d, t)) if progress is not None else None
-    )
-    findings = list(analysis.findings)
-    directory = transcript.artifact_dir
-    sites = analysis.excerpt_sites
-    wanted = sorted({s.marker.file for s in sites if s.marker.file and s.marker.safe_name})
-    checks = check_files(
-        directory, wanted, count_chars=count_chars, workers=workers, progress=progress
-    )
-    states: dict[int, MarkerState] = {}
-    verified = 0
-    for index, site in enumerate(sites):
-        fc = checks.get(site.marker.file or "")
-        state, more = site_state(site, fc)
-        states[index] = state
-        findings.extend(more)
-        if state is MarkerState.VERIFIED:
-            verified += 1
-    # Artifact keys whose marker is missing still name a file that should exist.
-    rows_with_sites = {s.op_index for s in sites}
-    for row, art in analysis.operations.with_artifacts().items():
-        key_file = art.get("file")
-        if row in rows_with_sites or not isinstance(key_file, str) or key_file in checks:
-            continue
-        if is_safe_basename(key_file):
-            fc = check_file(directory, key_file, count_chars=False)
-            checks[key_file] = fc
-            if fc.state is FileState.MISSING:
-                line = analysis.operations.line("settle", row)
-                findings.append(Finding("missing-artifact", line, key_file, fc.detail))
-    orphans = list_orphans(directory, analysis.named_files())
-    findings.extend(orphan_findings(orphans))
-    findings.sort(key=lambda f: (f.line is None, f.line or 0))
-    return Report(
-        transcript=transcript.path,
-        artifact_dir=directory,
-        lines=analysis.lines,
-        envelopes=analysis.envelopes,
-        markers=len(sites),
-        verified=verified,
-        findings=findings,
-        analysis=analysis,
-        states=states,
-        orphans=orphans,
-    )
-
-
-def verify(
-    path: str | os.PathLike[str],
-    *,
-    progress: Callable[[str, int, int], None] | None = None,
-    count_chars: bool = True,
-    workers: int = 1,
-) -> Report:
-    """Verify the transcript at `path` and its artifacts; never writes anything.
-
-    Raises:
-        TranscriptError: the path is not a readable regular file.
-    """
-    with Transcript(path) as t:
-        return verify_transcript(t, progress=progress, count_chars=count_chars, workers=workers)

@@ -158,3 +158,46 @@ def write_run(directory: Path, state: str = "verified", name: str = "run.jsonl")
     path = directory / name
     path.write_text("".join(lines), encoding="utf-8")
     return Run(path, art_dir, op_id, file_name, marker)
+
+
+def write_key_without_marker(directory: Path, name: str = "keyonly.jsonl") -> Path:
+    """A settle whose `artifact` key names a file that is not there, with no marker.
+
+    The tool message carries the whole result (no excerpt marker), yet the
+    settle says it was stored: the analysis reports the disagreement
+    (`metadata-mismatch`) and the missing file is a second error
+    (`missing-artifact`). The viewer once counted only the first.
+    """
+    op_id = "6f7d06d2-f2c5-45a3-b687-c72851c5ef8b"
+    content = "a small result, shown whole"
+    data = content.encode()
+    calls = [{"function": {"arguments": "{}", "name": "fs_read"}, "id": "call_1",
+              "type": "function"}]  # fmt: skip
+    settle = {
+        "artifact": {
+            "bytes": len(data),
+            "chars": len(content),
+            "digest": hashlib.sha256(data).hexdigest(),
+            "elided-chars": 0,
+            "file": f"{op_id}.txt",
+        },
+        "duration": 0.1,
+        "op-id": op_id,
+        "outcome": "completed",
+    }
+    lines = [
+        line(1, "session-meta", {"scenario": "key without marker"}),
+        line(2, "message", {"content": "Read it.", "role": "user"}),
+        line(3, "message", {"content": "", "role": "assistant", "tool-calls": calls}),
+        line(
+            4,
+            "tool-dispatched",
+            {"arguments": "{}", "call-id": "call_1", "tool": "fs_read"},
+            id_=op_id,
+        ),
+        line(5, "message", {"content": content, "role": "tool", "tool-call-id": "call_1"}),
+        line(6, "tool-settled", settle),
+    ]
+    path = directory / name
+    path.write_text("".join(lines), encoding="utf-8")
+    return path

@@ -33,7 +33,7 @@ def assert_counting_matches_building(screen: TranscriptScreen) -> None:
     Checked for both documents, collapsed and expanded, at the current width,
     with whatever artifacts are open: the layout worker only ever counts.
     """
-    for doc in (screen.file_doc, screen.model_doc):
+    for doc in (screen.view.file_doc, screen.view.model_doc):
         if doc is None:
             continue
         source = doc.source

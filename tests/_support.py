@@ -38,7 +38,7 @@ def reference_vectors() -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-# -- Unicode 14 emulation: today's segmentation minus rule GB9c -----------------
+# -- the reference's segmentation, as far as its data shows it: today's minus GB9c --
 # Indic_Conjunct_Break=Linker in Unicode 15.1 (the viramas that join conjuncts).
 _LINKERS = frozenset("\u094d\u09cd\u0acd\u0b4d\u0c4d\u0d4d")
 
@@ -46,7 +46,7 @@ _LINKERS = frozenset("\u094d\u09cd\u0acd\u0b4d\u0c4d\u0d4d")
 def _split_gb9c(cluster: str) -> Iterator[str]:
     """Undo GB9c inside one cluster: break before a letter that follows a linker.
 
-    Without GB9c (Unicode 14, the reference's build) a virama is only Extend, so
+    Without GB9c (the reference's Unicode 13 build) a virama is only Extend, so
     it stays with what precedes it, and the consonant after it starts a new
     cluster. Extend characters (marks, ZWJ) between the linker and the consonant
     stay with the linker, exactly as GB9 keeps them.
@@ -66,7 +66,7 @@ def _split_gb9c(cluster: str) -> Iterator[str]:
 
 
 def graphemes_without_gb9c(text: str) -> list[str]:
-    """Grapheme clusters as a Unicode 14 segmenter (no GB9c) makes them."""
+    """Grapheme clusters as a segmenter without GB9c (the reference's) makes them."""
     out: list[str] = []
     for cluster in iter_graphemes(text):
         out.extend(_split_gb9c(cluster))

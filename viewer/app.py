@@ -13,12 +13,14 @@ from typing import ClassVar
 
 from textual import events
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 
 from transcript_view.viewer.commands import TranscriptCommands
+from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.pacing import note_input
+from transcript_view.viewer.screens.listing import ListingScreen
 
 #: Seconds a thread may hold the GIL while another waits (Python's default is 0.005).
 SWITCH_INTERVAL = 0.001
@@ -29,9 +31,8 @@ class TranscriptApp(App[int]):
 
     TITLE = "transcript-view"
     COMMANDS = App.COMMANDS | {TranscriptCommands}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-    ]
+    #: Generated from the key table (`viewer.keys`): ctrl+c quits on every screen.
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.APP)
 
     def __init__(self, path: Path) -> None:
         """Open `path`: a transcript file, or a directory to choose one from."""
@@ -45,8 +46,6 @@ class TranscriptApp(App[int]):
         # worker runs costs several of those. 1 ms keeps keys snappy at little cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         if self.path.is_dir():
-            from transcript_view.viewer.screens.listing import ListingScreen
-
             self.push_screen(ListingScreen(self.path))
         else:
             self.push_screen(TranscriptScreen(self.path))
@@ -61,11 +60,9 @@ class TranscriptApp(App[int]):
             note_input()
         return super().post_message(message)
 
-    def on_listing_screen_chosen(self, message: object) -> None:
+    def on_listing_screen_chosen(self, message: ListingScreen.Chosen) -> None:
         """A transcript was chosen in the listing: open it on top (escape goes back)."""
-        path = getattr(message, "path", None)
-        if isinstance(path, Path):
-            self.push_screen(TranscriptScreen(path))
+        self.push_screen(TranscriptScreen(message.path))
 
 
 def run_app(path: Path) -> int:

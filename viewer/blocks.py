@@ -3,7 +3,9 @@
 `RowBuilder` adds the line-number gutter, wraps text to the width and collapses
 long pieces to a few rows with a "… N more lines" row; `build_envelope` knows
 how every envelope type is shown; `FileSource` and `ModelSource` are what a
-`viewer.document.Document` lays out.
+`viewer.document.Document` lays out. Every style comes from the
+`viewer.palette.Palette` on the shared context (read once per block, so a
+theme switch mid-build never mixes two palettes in one block).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from rich.cells import chop_cells
+from rich.style import Style
 from rich.text import Text
 
-from transcript_view.core.analysis import ReplayEntry, ToolOperation
 from transcript_view.core.envelopes import (
     Compaction,
     Elision,
@@ -30,30 +32,23 @@ from transcript_view.core.envelopes import (
 )
 from transcript_view.core.findings import Finding, Severity
 from transcript_view.core.markers import Marker
+from transcript_view.core.records import ReplayEntry, SiteKey, ToolOperation
+from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
 from transcript_view.core.transcript import LineProblem, Transcript
-from transcript_view.viewer.context import ViewContext
-from transcript_view.viewer.fileview import human_size
+from transcript_view.viewer.context import BlockContext, BlockKey
+from transcript_view.viewer.palette import Palette, palette_of
 from transcript_view.viewer.rows import (
     COLLAPSE_ROWS,
-    DIM,
     GUTTER,
     KEEP_HEAD,
     KEEP_TAIL,
-    MARKER_STYLE,
-    QUOTED_STYLE,
-    ROLE_STYLES,
     Block,
     InlineArtifact,
     Row,
-    SiteKey,
     badge_text,
-    compact_json,
     describe_op,
-    plural,
-    short_id,
     wrap,
 )
-from transcript_view.viewer.sanitize import visible
 
 #: A line longer than this is never parsed or wrapped whole on the UI thread: it
 #: shows a prefix and a label, and enter pages through it (`TranscriptView.LineRequested`).
@@ -84,7 +79,7 @@ class RowBuilder:
         view: str,
         key: int,
         line: int,
-        ctx: ViewContext,
+        ctx: BlockContext,
         expand: bool = False,
         *,
         count_only: bool = False,
@@ -94,15 +89,17 @@ class RowBuilder:
         self.key = key
         self.line = line
         self.ctx = ctx
+        self.palette: Palette = palette_of(ctx)
+        """Read once: every row of the block is styled from the same palette."""
         self.count_only = count_only
         self.rows: list[Row] = []
         self.inserts: list[tuple[int, InlineArtifact]] = []
-        self.expanded = expand or (view, key) in ctx.expanded
+        self.expanded = expand or ctx.is_expanded(BlockKey(view, key))
         self.collapsed_any = False
 
     def _gutter(self) -> Text:
         if not self.rows and self.line > 0:
-            return Text(f"{self.line:>{GUTTER - 1}} ", style=DIM)
+            return Text(f"{self.line:>{GUTTER - 1}} ", style=self.palette.dim)
         return Text(" " * GUTTER)
 
     def head(self, text: Text, kind: str = "head") -> None:
@@ -115,8 +112,13 @@ class RowBuilder:
         row.truncate(self.ctx.width, overflow="ellipsis")
         self.rows.append(Row(row, kind, self.line))
 
-    def text(self, body: str, style: str = "", indent: int = 2, limit: int = COLLAPSE_ROWS) -> None:
-        """A text piece wrapped to the width, collapsed to a few rows unless expanded."""
+    def text(
+        self, body: str, style: Style | None = None, indent: int = 2, limit: int = COLLAPSE_ROWS
+    ) -> None:
+        """A text piece wrapped to the width, collapsed to a few rows unless expanded.
+
+        `style` is a palette entry (None: the view's own text colour).
+        """
         width = self.ctx.width - GUTTER - indent
         pieces = wrap(body, width)
         pad = " " * indent
@@ -136,7 +138,10 @@ class RowBuilder:
         for piece in shown:
             row = self._gutter()
             if isinstance(piece, int):
-                row.append(pad + f"… {plural(piece, 'more line')} (enter to expand)", style=DIM)
+                row.append(
+                    pad + f"… {plural(piece, 'more line')} (enter to expand)",
+                    style=self.palette.dim,
+                )
                 self.rows.append(Row(row, "more", self.line))
             else:
                 row.append(pad)
@@ -147,14 +152,15 @@ class RowBuilder:
         """A marker on its own row(s): a badge and the marker text, or a quoted label."""
         width = self.ctx.width - GUTTER - indent
         pad = " " * indent
+        p = self.palette
         if quoted:
-            label = Text("❝ quoted ", style="italic grey70")
-            style = QUOTED_STYLE
+            label = Text("❝ quoted ", style=p.quoted_label)
+            style = p.quoted
             kind = "quoted"
         else:
-            label = badge_text(self.ctx.marker_state(key, marker))
+            label = badge_text(self.ctx.marker_state(key, marker), p)
             label.append(" ")
-            style = MARKER_STYLE
+            style = p.marker
             kind = "marker"
         first = width - label.cell_len
         shown = visible(marker.text)
@@ -172,9 +178,9 @@ class RowBuilder:
             row.append(piece, style=style)
             self.rows.append(Row(row, kind, self.line, key, cont=i > 0))
         if not quoted:
-            for f in self.ctx.site_findings.get(key, []):
+            for f in self.ctx.findings_of(key):
                 self.finding_row(f, indent + 2, key)
-        art = self.ctx.open_artifacts.get(key)
+        art = self.ctx.artifact(key)
         if art is not None and not quoted:
             self.inserts.append((len(self.rows) - 1, art))
 
@@ -192,7 +198,7 @@ class RowBuilder:
                 before = before[1:]
             if before or (pos == 0 and m.start > 0):
                 self.text(before)
-            self.marker((line, m.start), m, quoted)
+            self.marker(SiteKey(line, m.start), m, quoted)
             pos = m.end
         rest = content[pos:]
         if pos > 0 and rest.startswith("\n"):
@@ -212,7 +218,8 @@ class RowBuilder:
         if self.count_only:
             self.rows.append(_COUNTED)
             return
-        style = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow"}.get(f.severity, DIM)
+        p = self.palette
+        style = {Severity.ERROR: p.error, Severity.WARNING: p.warning}.get(f.severity, p.dim)
         row = self._gutter()
         row.append(" " * indent + f"⚠ {f.kind}: ", style=style)
         row.append(visible(f.message))
@@ -251,20 +258,20 @@ class RowBuilder:
             row = self._gutter()
             row.append(
                 f"  … {human_size(length - shown)} more on this line (enter to page through)",
-                style="bold yellow",
+                style=self.palette.warning,
             )
             self.rows.append(Row(row, "bigline", self.line))
         for site in self.ctx.sites_by_line.get(self.line, []):
-            self.marker((self.line, site.marker.start), site.marker, site.quoted)
+            self.marker(site.key, site.marker, site.quoted)
         self.findings()
 
     def block(self) -> Block:
         """The finished block (a blank source line still gets no rows)."""
-        return Block(self.line, self.rows, self.inserts, self.ctx.width)
+        return Block(self.line, self.rows, self.inserts, self.ctx.width, self.palette)
 
 
-def _role_head(role: str, msg: Message | None, extra: str = "") -> Text:
-    head = Text(role, style=ROLE_STYLES.get(role, "bold"))
+def _role_head(p: Palette, role: str, msg: Message | None, extra: str = "") -> Text:
+    head = Text(role, style=p.role(role))
     if msg is not None:
         tags = []
         if msg.sysprompt:
@@ -277,26 +284,27 @@ def _role_head(role: str, msg: Message | None, extra: str = "") -> Text:
             tags.append("error")
         for tag in tags:
             head.append(" ")
-            head.append(f" {tag} ", style="bold black on magenta" if tag != "error" else "on red3")
+            head.append(f" {tag} ", style=p.tag if tag != "error" else p.tag_error)
     if extra:
         head.append("  ")
-        head.append(visible(extra), style=DIM)
+        head.append(visible(extra), style=p.dim)
     return head
 
 
 def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
     """Rows for one transcript line in file order."""
     ctx = b.ctx
+    p = b.palette
     if isinstance(parsed, LineProblem):
-        head = Text(f"✗ {parsed.kind}  ", style="bold red")
-        head.append(visible(parsed.message), style="red")
+        head = Text(f"✗ {parsed.kind}  ", style=p.error)
+        head.append(visible(parsed.message), style=p.bad)
         b.head(head, "problem")
-        b.text("raw: " + parsed.raw.decode("utf-8", errors="replace"), style=DIM, limit=2)
+        b.text("raw: " + parsed.raw.decode("utf-8", errors="replace"), style=p.dim, limit=2)
         return
     env = parsed
     if isinstance(env, SessionMeta):
-        head = Text("session", style="bold reverse")
-        head.append("  session-meta", style=DIM)
+        head = Text("session", style=p.heading)
+        head.append("  session-meta", style=p.dim)
         b.head(head)
         for key, value in env.payload.items():
             shown = value if isinstance(value, str) else compact_json(value)
@@ -308,43 +316,45 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             extra = f"← {tool}  call {short_id(env.tool_call_id, 16)}"
             if ctx.analysis is not None:
                 extra += f" · {describe_op(op)}"
-            b.head(_role_head("tool", env, extra))
+            b.head(_role_head(p, "tool", env, extra))
         else:
-            b.head(_role_head(env.role, env))
+            b.head(_role_head(p, env.role, env))
         b.content(env.line, env.role, env.content)
         for call in env.tool_calls:
             call_op = ctx.op_by_call.get((env.line, call.id))
-            head = Text("  ⚙ ", style="bold")
-            head.append(visible(call.name) or "?", style="bold yellow")
-            head.append(f"  call {visible(short_id(call.id, 16))}", style=DIM)
+            head = Text("  ⚙ ", style=p.strong)
+            head.append(visible(call.name) or "?", style=p.tool_name)
+            head.append(f"  call {visible(short_id(call.id, 16))}", style=p.dim)
             if ctx.analysis is not None:
-                head.append(f" · {describe_op(call_op)}", style=_op_style(call_op))
+                head.append(f" · {describe_op(call_op)}", style=_op_style(p, call_op))
             b.head(head)
             b.text(call.arguments, indent=6, limit=3)
     elif isinstance(env, ToolDispatched):
         op = ctx.op_by_dispatch.get(env.line)
-        head = Text("dispatch ", style="bold blue")
-        head.append(visible(env.tool), style="bold yellow")
+        head = Text("dispatch ", style=p.envelope)
+        head.append(visible(env.tool), style=p.tool_name)
         head.append(
-            f"  op {short_id(env.op_id)} call {visible(short_id(env.call_id, 16))}", style=DIM
+            f"  op {short_id(env.op_id)} call {visible(short_id(env.call_id, 16))}", style=p.dim
         )
         if op is not None and op.state.value in ("running-when-died", "settle-never-landed"):
-            head.append(f"  {op.describe_state()}", style="bold red")
+            head.append(f"  {op.describe_state()}", style=p.error)
         b.head(head)
         args = env.arguments
-        b.text(args if isinstance(args, str) else compact_json(args), style=DIM, indent=4, limit=1)
+        b.text(
+            args if isinstance(args, str) else compact_json(args), style=p.dim, indent=4, limit=1
+        )
     elif isinstance(env, ToolSettled):
         op = ctx.op_by_settle.get(env.line)
-        head = Text("settle ", style="bold blue")
-        head.append(visible(op.tool if op is not None else ""), style="bold yellow")
+        head = Text("settle ", style=p.envelope)
+        head.append(visible(op.tool if op is not None else ""), style=p.tool_name)
         words = env.outcome or "?"
         if env.duration is not None:
             words += f" in {env.duration:.3g}s"
-        head.append(f"  {visible(words)}", style="red" if env.outcome != "completed" else "green")
-        head.append(f"  op {visible(short_id(env.op_id))}", style=DIM)
+        head.append(f"  {visible(words)}", style=p.bad if env.outcome != "completed" else p.ok)
+        head.append(f"  op {visible(short_id(env.op_id))}", style=p.dim)
         b.head(head)
         if env.error:
-            b.text("error: " + env.error, style="red", indent=4, limit=2)
+            b.text("error: " + env.error, style=p.bad, indent=4, limit=2)
         if env.reason:
             b.text("reason: " + env.reason, indent=4, limit=1)
         art = env.artifact
@@ -352,57 +362,62 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             b.text(
                 f"artifact {art.get('file')} · {art.get('bytes')} bytes · "
                 f"sha256 {str(art.get('digest'))[:16]}…",
-                style=DIM,
+                style=p.dim,
                 indent=4,
                 limit=1,
             )
     elif isinstance(env, Compaction):
-        head = Text("compaction", style="bold reverse")
-        p = env.payload
+        head = Text("compaction", style=p.heading)
+        payload = env.payload
         head.append(
             f"  replaces through {visible(short_id(env.replaces_through_id))}"
-            f" · tokens {p.get('tokens-before', '?')} → {p.get('tokens-after', '?')}"
-            + (" · fallback" if p.get("fallback") else ""),
-            style=DIM,
+            f" · tokens {payload.get('tokens-before', '?')} → {payload.get('tokens-after', '?')}"
+            + (" · fallback" if payload.get("fallback") else ""),
+            style=b.palette.dim,
         )
         b.head(head)
         b.text(env.summary)
     elif isinstance(env, Elision):
         items = env.items
-        head = Text("elision", style="bold reverse")
-        head.append(f"  {plural(len(items), 'message')} replaced by stubs", style=DIM)
+        head = Text("elision", style=p.heading)
+        head.append(
+            f"  {plural(len(items), 'message')} replaced by "
+            + ("a stub" if len(items) == 1 else "stubs"),
+            style=p.dim,
+        )
         b.head(head)
         for target, stub in items:
             b.text(f"{short_id(target)} → {stub}", limit=2)
     elif isinstance(env, Grants | RunContext | Subagent):
-        head = Text(visible(env.type), style="bold reverse")
-        head.append("  " + _summary(env), style=DIM)
+        head = Text(visible(env.type), style=p.heading)
+        head.append("  " + _summary(env), style=p.dim)
         b.head(head)
-        b.text(compact_json(dict(env.payload)), style=DIM, limit=1)
+        b.text(compact_json(dict(env.payload)), style=p.dim, limit=1)
     else:
-        head = Text(f"unknown type {visible(env.type)}", style="bold reverse")
-        head.append("  kept as written", style=DIM)
+        head = Text(f"unknown type {visible(env.type)}", style=p.heading)
+        head.append("  kept as written", style=p.dim)
         b.head(head)
-        b.text(compact_json(dict(env.payload)), style=DIM, limit=1)
+        b.text(compact_json(dict(env.payload)), style=p.dim, limit=1)
     b.findings()
 
 
 def _big_line_head(b: RowBuilder, length: int, op: ToolOperation | None, role: str) -> None:
     """The heading of a line too long to lay out: its size, and what the analysis knows."""
-    head = Text(role, style=ROLE_STYLES.get(role, "bold")) if role else Text()
+    p = b.palette
+    head = Text(role, style=p.role(role)) if role else Text()
     if op is not None:
-        head = Text("tool", style=ROLE_STYLES["tool"])
-        head.append(f"  ← {visible(op.tool)} · {describe_op(op)}", style=DIM)
+        head = Text("tool", style=p.role_tool)
+        head.append(f"  ← {visible(op.tool)} · {describe_op(op)}", style=p.dim)
     head.append("  " if head.plain else "")
-    head.append(f" {human_size(length)} line ", style="bold black on yellow3")
-    head.append(f"  {length:,} bytes, shown in part", style=DIM)
+    head.append(f" {human_size(length)} line ", style=p.badge_big_line)
+    head.append(f"  {length:,} bytes, shown in part", style=p.dim)
     b.head(head)
 
 
-def _op_style(op: ToolOperation | None) -> str:
+def _op_style(p: Palette, op: ToolOperation | None) -> Style:
     if op is None or op.state.value != "settled":
-        return "bold red"
-    return "green" if op.outcome == "completed" and not op.is_error else "red"
+        return p.error
+    return p.ok if op.outcome == "completed" and not op.is_error else p.bad
 
 
 def _summary(env: Envelope) -> str:
@@ -451,7 +466,7 @@ class FileSource:
 
     view = "file"
 
-    def __init__(self, transcript: Transcript, ctx: ViewContext) -> None:
+    def __init__(self, transcript: Transcript, ctx: BlockContext) -> None:
         """Blocks are read from `transcript` as they are built."""
         self.transcript = transcript
         self.ctx = ctx
@@ -497,7 +512,7 @@ class ModelSource:
 
     view = "model"
 
-    def __init__(self, transcript: Transcript, ctx: ViewContext) -> None:
+    def __init__(self, transcript: Transcript, ctx: BlockContext) -> None:
         """Entries come from the context's analysis; content is re-read by line."""
         self.transcript = transcript
         self.ctx = ctx
@@ -514,19 +529,20 @@ class ModelSource:
         """What this view is, how it was made, and what could not be replayed."""
         b = RowBuilder(self.view, 0, 0, self.ctx, expand, count_only=count_only)
         replay = self._replay()
-        head = Text("model view", style="bold reverse")
+        p = b.palette
+        head = Text("model view", style=p.heading)
         summaries = sum(1 for e in replay if e.summary)
         stubs = sum(1 for e in replay if e.stub is not None)
         head.append(
             f"  the {plural(len(replay), 'message')} the model is sent next"
             f" · {plural(summaries, 'compaction summary', 'compaction summaries')}"
             f" · {plural(stubs, 'elision stub')}",
-            style=DIM,
+            style=p.dim,
         )
         b.head(head)
         problems = self.ctx.analysis.replay_problems if self.ctx.analysis is not None else []
         for problem in problems:
-            row = Text("  ⚠ replay: ", style="bold yellow")
+            row = Text("  ⚠ replay: ", style=p.warning)
             row.append(visible(problem))
             b.head(row, "finding")
         return b.block()
@@ -535,8 +551,8 @@ class ModelSource:
         """One replayed message: role, where it came from, and the content sent."""
         if index == 0:
             return self._preamble(expand, count_only)
-        index -= 1
-        entry = self._replay()[index]
+        entry = self._replay()[index - 1]
+        # Keyed by the block index (what the view toggles), not the replay index.
         b = RowBuilder(self.view, index, entry.line, self.ctx, expand, count_only=count_only)
         length = self.transcript.line_length(entry.line)
         if length > BIG_LINE_BYTES:
@@ -551,25 +567,27 @@ class ModelSource:
         msg = parsed if isinstance(parsed, Message) else None
         if entry.summary:
             summary = parsed.summary if isinstance(parsed, Compaction) else ""
-            b.head(_role_head("user", None, "compaction summary, replacing earlier turns"))
+            summary_note = "compaction summary, replacing earlier turns"
+            b.head(_role_head(b.palette, "user", None, summary_note))
             b.text(summary)
         else:
             extra = "content replaced by an elision stub" if entry.stub is not None else ""
             if entry.role == "tool" and msg is not None:
                 extra = (extra + "  " if extra else "") + f"call {short_id(msg.tool_call_id, 16)}"
-            b.head(_role_head(entry.role, msg, extra))
+            b.head(_role_head(b.palette, entry.role, msg, extra))
             if entry.stub is not None:
                 b.text(entry.stub)
             elif msg is not None:
                 b.content(entry.line, entry.role, msg.content)
                 for call in msg.tool_calls:
-                    head = Text("  ⚙ ", style="bold")
-                    head.append(visible(call.name) or "?", style="bold yellow")
-                    head.append(f"  call {visible(short_id(call.id, 16))}", style=DIM)
+                    p = b.palette
+                    head = Text("  ⚙ ", style=p.strong)
+                    head.append(visible(call.name) or "?", style=p.tool_name)
+                    head.append(f"  call {visible(short_id(call.id, 16))}", style=p.dim)
                     b.head(head)
                     b.text(call.arguments, indent=6, limit=3)
             else:
-                b.text("(this line no longer parses as a message)", style="red")
+                b.text("(this line no longer parses as a message)", style=b.palette.bad)
         return b.block()
 
     def line_of(self, index: int) -> int:
@@ -581,3 +599,25 @@ class ModelSource:
         if self._line_index is None:
             self._line_index = {e.line: i + 1 for i, e in enumerate(self._replay())}
         return self._line_index.get(line)
+
+
+class EmptySource:
+    """The source of a transcript that could not be opened: no blocks."""
+
+    view = "file"
+
+    def available(self) -> int:
+        """Nothing to lay out."""
+        return 0
+
+    def build(self, index: int, expand: bool = False, *, count_only: bool = False) -> Block:
+        """There is no block to build."""
+        raise IndexError(index)
+
+    def line_of(self, index: int) -> int:
+        """No block shows a line."""
+        return 0
+
+    def index_of_line(self, line: int) -> int | None:
+        """No line has a block."""
+        return None

@@ -2,7 +2,8 @@
 
 Every key of the transcript screen is also a named command, so a person who
 does not remember `N` or `o` can type "previous marker" or "orphans". The
-commands call the screen's own actions; nothing here duplicates behaviour.
+commands call the screen's own actions; nothing here duplicates behaviour, and
+their titles and help come from the key table (`viewer.keys`).
 """
 
 from __future__ import annotations
@@ -11,29 +12,18 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-#: (title, help, action name on the transcript screen)
-COMMANDS: list[tuple[str, str, str]] = [
-    ("Next marker", "Go to the next excerpt marker (n)", "next_marker"),
-    ("Previous marker", "Go to the previous excerpt marker (N)", "previous_marker"),
-    ("Next problem", "Go to the next bad line, finding or unverified marker (p)", "next_problem"),
-    ("Previous problem", "Go to the previous problem (P)", "previous_problem"),
-    ("Open / close artifact", "Open the marker's artifact inline, or close it (enter)", "activate"),
-    ("Orphans", "Files in the artifact directory that no line names (o)", "orphans"),
-    ("Switch view", "File view / model view: what the model is sent next (m)", "toggle_view"),
-    ("Search", "Search the transcript (/)", "search"),
-    ("Open in pager", "Open the artifact under the cursor in $PAGER (e)", "pager"),
-    ("Copy path", "Copy the artifact's path or the marker text (c)", "copy"),
-    ("Follow", "Follow a transcript that is still being written (f)", "follow"),
-    ("Help", "Keys and badges (?)", "help"),
-]
+from transcript_view.viewer.keys import palette_commands
+from transcript_view.viewer.main_screen import TranscriptScreen
+
+#: (title, help, action name on the transcript screen), generated from the key table:
+#: a key that gets a new action gets its command there, or says why it has none.
+COMMANDS: list[tuple[str, str, str]] = palette_commands()
 
 
 class TranscriptCommands(Provider):
     """Palette entries for the transcript screen's actions (absent on other screens)."""
 
     def _actions(self) -> list[tuple[str, str, str]]:
-        from transcript_view.viewer.main_screen import TranscriptScreen
-
         return COMMANDS if isinstance(self.screen, TranscriptScreen) else []
 
     async def discover(self) -> Hits:

@@ -1,23 +1,35 @@
-"""The state that decides how blocks look, shared by the screen, the view and workers.
+"""What block builders read, split by who writes it.
 
-The screen owns it and is its only writer (from message handlers on the UI
-thread); layout and search workers only read it to build rows. It indexes the
-analysis by line so that building one block never scans the whole transcript.
+Layout, prefetch and search workers build blocks in threads while the UI
+thread takes new analyses, file checks and key presses, so nothing a builder
+reads may be half-written or written by two owners:
+
+- `AnalysisIndex`: read-only lookups built once per analysis (sites by line,
+  site by key, operation lookups, findings by line) and swapped in whole.
+- `AnalysisState`: the analysis on show, its index and its
+  `core.ledger.VerificationLedger`; written only by the transcript screen's
+  message handlers, which feed the ledger and never decide a verdict.
+- `Expansion`: which blocks are expanded, keyed by `BlockKey`; written only by
+  the `TranscriptView` (enter, a search hit in a collapsed block).
+- the open inline artifacts: written only by `viewer.inline.InlineArtifacts`.
+- `BlockContext`: the read-only face of all of them that `viewer.blocks` is
+  built against, plus the text width (written only by the view on resize).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
-from transcript_view.core.analysis import Analysis, MarkerSite, ToolOperation
+from transcript_view.core.analysis import Analysis
 from transcript_view.core.findings import Finding, Severity
-from transcript_view.core.markers import Marker, MarkerKind, parse_markers
-from transcript_view.core.verification import FileCheck, MarkerState
-from transcript_view.viewer.rows import GUTTER, InlineArtifact, SiteKey
-
-# -- what every block builder needs to know ------------------------------------------------
+from transcript_view.core.ledger import VerificationLedger, site_state
+from transcript_view.core.markers import Marker, parse_markers
+from transcript_view.core.records import MarkerSite, SiteKey, ToolOperation
+from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile
+from transcript_view.viewer.palette import DEFAULT_PALETTE, Palette
+from transcript_view.viewer.rows import GUTTER, InlineArtifact
 
 K = TypeVar("K")
 
@@ -42,79 +54,50 @@ def _none(_key: object) -> None:
     return None
 
 
-@dataclass
-class ViewContext:
-    """Shared, UI-owned state that decides how blocks look.
+@dataclass(frozen=True, slots=True)
+class AnalysisIndex:
+    """One analysis indexed by line, so building one block never scans the transcript.
 
-    Workers only read it (to count rows); the UI thread is the only writer.
+    Frozen and built aside (`build`), then swapped in whole: a layout worker
+    that read the old one keeps reading a consistent old one.
     """
 
-    width: int = 100
     analysis: Analysis | None = None
-    states: dict[SiteKey, MarkerState] = field(default_factory=dict)
-    checks: dict[str, FileCheck] = field(default_factory=dict)
-    open_artifacts: dict[SiteKey, InlineArtifact] = field(default_factory=dict)
-    expanded: set[tuple[str, int]] = field(default_factory=set)
-    sites_by_line: dict[int, list[MarkerSite]] = field(default_factory=dict)
-    site_by_key: dict[SiteKey, MarkerSite] = field(default_factory=dict)
+    sites_by_line: Mapping[int, list[MarkerSite]] = field(default_factory=dict)
+    site_by_key: Mapping[SiteKey, MarkerSite] = field(default_factory=dict)
     op_by_message: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
     op_by_call: OpLookup[tuple[int, str]] = field(default_factory=lambda: OpLookup(_none))
     op_by_dispatch: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
     op_by_settle: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
-    findings_by_line: dict[int, list[Finding]] = field(default_factory=dict)
-    site_findings: dict[SiteKey, list[Finding]] = field(default_factory=dict)
-    """What verifying each marker found (missing file, digest mismatch...)."""
+    findings_by_line: Mapping[int, list[Finding]] = field(default_factory=dict)
 
-    @property
-    def content_width(self) -> int:
-        """Cells available right of the gutter and the two-column indent."""
-        return max(self.width - GUTTER - 2, 10)
-
-    def set_analysis(self, analysis: Analysis) -> set[int]:
-        """Index the analysis by line so block builders find their data in O(1).
-
-        The new indexes are built aside and swapped in whole, so a layout worker
-        reading them never sees a half-filled dict.
-
-        Returns:
-            The lines whose rows may change height (markers and findings): the
-            only blocks whose row count the analysis can change.
-        """
+    @classmethod
+    def build(cls, analysis: Analysis) -> AnalysisIndex:
+        """Index `analysis`: its sites by line and key, its operations, its line findings."""
         sites_by_line: dict[int, list[MarkerSite]] = {}
         site_by_key: dict[SiteKey, MarkerSite] = {}
         for site in analysis.sites:
             sites_by_line.setdefault(site.line, []).append(site)
-            site_by_key[(site.line, site.marker.start)] = site
+            site_by_key[site.key] = site
         ops = analysis.operations
-        op_by_message: OpLookup[int] = OpLookup(lambda line: ops.at("message", line))
-        op_by_call: OpLookup[tuple[int, str]] = OpLookup(lambda key: ops.at_call(*key))
-        op_by_dispatch: OpLookup[int] = OpLookup(lambda line: ops.at("dispatch", line))
-        op_by_settle: OpLookup[int] = OpLookup(lambda line: ops.at("settle", line))
         findings_by_line: dict[int, list[Finding]] = {}
         for f in analysis.findings:
             if f.line is not None and f.severity is not Severity.NOTE:
                 findings_by_line.setdefault(f.line, []).append(f)
-        changed = set(sites_by_line) | set(findings_by_line)
-        changed |= set(self.sites_by_line) | set(self.findings_by_line)
-        self.sites_by_line, self.site_by_key = sites_by_line, site_by_key
-        self.op_by_message, self.op_by_call = op_by_message, op_by_call
-        self.op_by_dispatch, self.op_by_settle = op_by_dispatch, op_by_settle
-        self.findings_by_line = findings_by_line
-        self.analysis = analysis
-        return changed
+        return cls(
+            analysis,
+            sites_by_line,
+            site_by_key,
+            OpLookup(lambda line: ops.at("message", line)),
+            OpLookup(lambda key: ops.at_call(*key)),
+            OpLookup(lambda line: ops.at("dispatch", line)),
+            OpLookup(lambda line: ops.at("settle", line)),
+            findings_by_line,
+        )
 
-    def marker_state(self, key: SiteKey, marker: Marker) -> MarkerState:
-        """The badge for a marker: from verification when known, else from its form."""
-        state = self.states.get(key)
-        if state is not None:
-            return state
-        if marker.kind is MarkerKind.COULD_NOT_BE_STORED:
-            return MarkerState.COULD_NOT_BE_STORED
-        if marker.file is None:
-            return MarkerState.NOT_STORED
-        if not marker.safe_name:
-            return MarkerState.UNSAFE_NAME
-        return MarkerState.CHECKING
+    def lines_with_rows(self) -> set[int]:
+        """Lines that carry marker or finding rows: the blocks an analysis can resize."""
+        return set(self.sites_by_line) | set(self.findings_by_line)
 
     def markers_of(self, line: int, role: str, content: str) -> list[tuple[Marker, bool]]:
         """(marker, quoted) for each marker in a message's content.
@@ -125,12 +108,193 @@ class ViewContext:
         """
         if self.analysis is not None:
             return [(s.marker, s.quoted) for s in self.sites_by_line.get(line, [])]
-        found = parse_markers(content)
         out: list[tuple[Marker, bool]] = []
         own_taken = role != "tool"
-        for m in found:
+        for m in parse_markers(content):
             quoted = True
             if not own_taken and m.on_own_line(content):
                 quoted, own_taken = False, True
             out.append((m, quoted))
         return out
+
+
+class AnalysisState:
+    """The analysis on show, its index and its verification ledger.
+
+    The transcript screen's handlers are the only writers: `adopt` swaps a new
+    analysis in (index and ledger replaced whole, file checks carried over),
+    `record` and `record_orphans` feed the ledger what the hashing worker
+    found. Every verdict is the ledger's; this only keeps it.
+    """
+
+    def __init__(self) -> None:
+        self.index = AnalysisIndex()
+        self.ledger: VerificationLedger | None = None
+
+    @property
+    def analysis(self) -> Analysis | None:
+        """The latest analysis, or None before the first one lands."""
+        return self.index.analysis
+
+    def adopt(self, analysis: Analysis) -> set[int]:
+        """Take a new analysis; returns the lines whose blocks may change height."""
+        old = self.index
+        self.index = AnalysisIndex.build(analysis)
+        carried = self.ledger.checks if self.ledger is not None else None
+        self.ledger = VerificationLedger(analysis, carried)
+        return old.lines_with_rows() | self.index.lines_with_rows()
+
+    def record(self, check: FileCheck) -> list[SiteKey]:
+        """One file hashed: the markers whose badge or findings it changed."""
+        return self.ledger.record(check) if self.ledger is not None else []
+
+    def record_orphans(self, orphans: list[OrphanFile]) -> None:
+        """The artifact directory was listed."""
+        if self.ledger is not None:
+            self.ledger.record_orphans(orphans)
+
+    def state(self, key: SiteKey, marker: Marker) -> MarkerState:
+        """A marker's badge: the ledger's, or (before any analysis) the one its form gives."""
+        if self.ledger is not None:
+            return self.ledger.state(key)
+        provisional = MarkerSite(key.line, None, "tool", marker, False)
+        return site_state(provisional, None)[0]
+
+    def findings_of(self, key: SiteKey) -> list[Finding]:
+        """What verifying the marker found (nothing before the analysis)."""
+        return self.ledger.findings_of(key) if self.ledger is not None else []
+
+    def is_bad(self, key: SiteKey) -> bool:
+        """Whether the marker's badge says something is wrong."""
+        return self.ledger is not None and self.ledger.is_bad(key)
+
+    def check_of(self, name: str) -> FileCheck | None:
+        """The recorded check of one artifact file, if any."""
+        return self.ledger.check_of(name) if self.ledger is not None else None
+
+
+class BlockKey(NamedTuple):
+    """A block's identity within its view: what `Expansion` remembers."""
+
+    view: str
+    block: int
+    """The block's index in its document (the model view's preamble is block 0).
+    Not `index`: that is `tuple.index`."""
+
+
+class Expansion:
+    """Which blocks are shown whole instead of collapsed.
+
+    Written only by the `TranscriptView` (enter on a block, a search hit in a
+    collapsed one); builders read it through `BlockContext.is_expanded`.
+    """
+
+    def __init__(self) -> None:
+        self._keys: set[BlockKey] = set()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def toggle(self, key: BlockKey) -> bool:
+        """Expand a collapsed block or collapse an expanded one; True if now expanded."""
+        if key in self._keys:
+            self._keys.discard(key)
+            return False
+        self._keys.add(key)
+        return True
+
+    def expand(self, key: BlockKey) -> None:
+        """Show a block whole."""
+        self._keys.add(key)
+
+
+class BlockContext:
+    """Everything a block builder reads, each part from its one owner.
+
+    Created by the `TranscriptView`, which is the only writer of `width` and
+    `palette` (each swapped whole); the analysis state, the open artifacts and
+    the expansion are read-only here.
+    """
+
+    def __init__(
+        self,
+        state: AnalysisState,
+        artifacts: Mapping[SiteKey, InlineArtifact],
+        expansion: Expansion,
+        width: int = 100,
+    ) -> None:
+        self._state = state
+        self._artifacts = artifacts
+        self._expansion = expansion
+        self.width = width
+        self.palette: Palette = DEFAULT_PALETTE
+        """The styles rows are drawn with (`viewer.palette.set_palette`, by the view)."""
+
+    @property
+    def content_width(self) -> int:
+        """Cells available right of the gutter and the two-column indent."""
+        return max(self.width - GUTTER - 2, 10)
+
+    @property
+    def index(self) -> AnalysisIndex:
+        """The current analysis's lookups (read once per block: it is swapped whole)."""
+        return self._state.index
+
+    @property
+    def analysis(self) -> Analysis | None:
+        """The analysis on show, None before the first one lands."""
+        return self._state.index.analysis
+
+    @property
+    def sites_by_line(self) -> Mapping[int, list[MarkerSite]]:
+        """Marker sites of each line."""
+        return self._state.index.sites_by_line
+
+    @property
+    def findings_by_line(self) -> Mapping[int, list[Finding]]:
+        """Errors and warnings the analysis found on each line."""
+        return self._state.index.findings_by_line
+
+    @property
+    def op_by_message(self) -> OpLookup[int]:
+        """The operation a tool message belongs to."""
+        return self._state.index.op_by_message
+
+    @property
+    def op_by_call(self) -> OpLookup[tuple[int, str]]:
+        """The operation of a tool call, by (line, call id)."""
+        return self._state.index.op_by_call
+
+    @property
+    def op_by_dispatch(self) -> OpLookup[int]:
+        """The operation a dispatch line starts."""
+        return self._state.index.op_by_dispatch
+
+    @property
+    def op_by_settle(self) -> OpLookup[int]:
+        """The operation a settle line ends."""
+        return self._state.index.op_by_settle
+
+    def markers_of(self, line: int, role: str, content: str) -> list[tuple[Marker, bool]]:
+        """(marker, quoted) for each marker in a message's content."""
+        return self._state.index.markers_of(line, role, content)
+
+    def marker_state(self, key: SiteKey, marker: Marker) -> MarkerState:
+        """The badge for a marker (the ledger's)."""
+        return self._state.state(key, marker)
+
+    def findings_of(self, key: SiteKey) -> list[Finding]:
+        """What verifying a marker found."""
+        return self._state.findings_of(key)
+
+    def is_bad(self, key: SiteKey) -> bool:
+        """Whether a marker's badge says something is wrong."""
+        return self._state.is_bad(key)
+
+    def artifact(self, key: SiteKey) -> InlineArtifact | None:
+        """The artifact open under a marker, if any."""
+        return self._artifacts.get(key)
+
+    def is_expanded(self, key: BlockKey) -> bool:
+        """Whether a block is shown whole."""
+        return key in self._expansion

@@ -9,7 +9,8 @@ messages back, so the first screen paints while the rest is still scanned.
 Byte ranges can be marked (`regions`) so the caller can show which part of a
 full result the model saw (head and tail of the excerpt) and which it never
 saw (the middle). Each marked row gets a gutter glyph too, so the difference
-is visible without colour.
+is visible without colour; the glyphs are `viewer.palette.EXPOSURE_GLYPHS`,
+the same bars the inline artifact rows draw.
 """
 
 from __future__ import annotations
@@ -36,18 +37,30 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from transcript_view.core.filelines import FileLines
+from transcript_view.core.text import human_size
 from transcript_view.core.transcript import TranscriptError
 from transcript_view.viewer import sanitize
-from transcript_view.viewer.filelines import FileLines
 from transcript_view.viewer.pacing import give_way
+from transcript_view.viewer.palette import (
+    EXPOSURE_GLYPHS,
+    EXPOSURE_LABELS,
+    SEEN_KEY,
+    UNSEEN_KEY,
+    component_style,
+)
 
 #: Component class for bytes the model saw (the excerpt's head and tail).
 SEEN = "fileview--seen"
 #: Component class for bytes the model never saw (the elided middle).
 UNSEEN = "fileview--unseen"
 
-#: Gutter glyph per known region class; any other marked region gets `_OTHER_GLYPH`.
-GUTTER_GLYPHS: dict[str, str] = {SEEN: "│", UNSEEN: "┃"}
+#: Gutter glyph per known region class (the shared seen/unseen bars); any other
+#: marked region gets `_OTHER_GLYPH`.
+GUTTER_GLYPHS: dict[str, str] = {
+    SEEN: EXPOSURE_GLYPHS[SEEN_KEY],
+    UNSEEN: EXPOSURE_GLYPHS[UNSEEN_KEY],
+}
 _OTHER_GLYPH = "▎"
 
 #: Bytes indexed before the first paint, then per step: small first so the
@@ -56,18 +69,6 @@ FIRST_STEP_BYTES = 256 << 10
 STEP_BYTES = 16 << 20
 
 Region = tuple[int, int, str]
-
-
-def human_size(n: int) -> str:
-    """A byte count for people: `512 B`, `1.5 KiB`, `200.0 MiB`."""
-    if n < 1024:
-        return f"{n:,} B"
-    value = float(n)
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
-        value /= 1024
-        if value < 1024 or unit == "TiB":
-            return f"{value:,.1f} {unit}"
-    return f"{n:,} B"  # pragma: no cover
 
 
 class FileView(ScrollView, can_focus=True):
@@ -109,8 +110,9 @@ class FileView(ScrollView, can_focus=True):
         & > .fileview--gutter { color: $foreground 40%; }
         & > .fileview--seen { }
         & > .fileview--unseen { background: $warning 12%; }
-        & > .fileview--gutter-seen { color: $foreground 60%; }
-        & > .fileview--gutter-unseen { color: $accent; text-style: bold; }
+        /* The same colours as the bars of an artifact opened inline. */
+        & > .fileview--gutter-seen { color: $text-success; }
+        & > .fileview--gutter-unseen { color: $text-warning; text-style: bold; }
         & > .fileview--note { color: $text-muted; text-style: italic; }
     }
     """
@@ -500,6 +502,9 @@ class ArtifactScreen(Screen[None]):
         if self._view is not None:
             self._view.focus()
         self._update_status()
+        # The legend is styled from the view's component classes: a new theme
+        # restyles it (the view's own rows follow through `notify_style_update`).
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._update_status())
 
     def _update_status(self) -> None:
         status = self.query_one("#artifact-status", Static)
@@ -508,9 +513,17 @@ class ArtifactScreen(Screen[None]):
             return
         line = Text(self._view.status)
         if self._regions:
+            # The legend is drawn in the gutter's own styles, so it matches the bars.
+            view = self._view
             line.append("   ")
-            line.append(GUTTER_GLYPHS[SEEN] + " seen by the model  ", style="dim")
-            line.append(GUTTER_GLYPHS[UNSEEN] + " never seen by the model", style="bold")
+            line.append(
+                f"{GUTTER_GLYPHS[SEEN]} {EXPOSURE_LABELS[SEEN_KEY]}  ",
+                style=component_style(view, "fileview--gutter-seen"),
+            )
+            line.append(
+                f"{GUTTER_GLYPHS[UNSEEN]} {EXPOSURE_LABELS[UNSEEN_KEY]}",
+                style=component_style(view, "fileview--gutter-unseen"),
+            )
         status.update(line)
 
     def on_file_view_indexed(self, message: FileView.Indexed) -> None:

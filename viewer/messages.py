@@ -1,8 +1,10 @@
 """Messages that background workers post back to the transcript screen.
 
 Workers run file I/O in threads and must never touch a widget; everything they
-learn travels to the UI thread as one of these small, immutable messages, and
-the screen's handlers are the only code that changes what is shown.
+learn travels to the UI thread as one of these small messages, posted to the
+widget that owns the data (the screen for the index, analysis, hashing,
+artifacts and follow mode; the `TranscriptView` for layout, prefetch and
+search), whose handlers are the only code that changes what is shown.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from transcript_view.core.analysis import Analysis
+from transcript_view.core.filelines import FileLines
+from transcript_view.core.records import SiteKey
 from transcript_view.core.verification import FileCheck, OrphanFile
-from transcript_view.viewer.filelines import FileLines
 from transcript_view.viewer.rows import Block
 
 
@@ -98,7 +101,7 @@ class ArtifactOpened(Message):
     Indexing goes on in the same worker; `ArtifactGrew` follows as rows are found.
     """
 
-    site_key: tuple[int, int]
+    site_key: SiteKey
     lines: FileLines
     check: FileCheck
 
@@ -107,7 +110,7 @@ class ArtifactOpened(Message):
 class ArtifactGrew(Message):
     """An open artifact's index reached further: `rows` rows are known now."""
 
-    site_key: tuple[int, int]
+    site_key: SiteKey
     lines: FileLines
     rows: int
 
@@ -116,7 +119,7 @@ class ArtifactGrew(Message):
 class ArtifactOpenFailed(Message):
     """An artifact could not be opened inline (missing, unreadable, unsafe)."""
 
-    site_key: tuple[int, int]
+    site_key: SiteKey
     reason: str
 
 

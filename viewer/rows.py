@@ -4,24 +4,29 @@ A `Row` is what the transcript widget draws; a `Block` is the rows of one
 source unit (a transcript line, a replay entry) with any opened artifacts
 spliced in; an `InlineArtifact` turns a `FileLines` over an artifact file into
 rows on demand, styling the bytes the model never saw apart from the head and
-tail it did. Text from files always goes through `viewer.sanitize.visible` and
-into `rich.text.Text` directly, never through markup.
+tail it did. Text from files always goes through `core.text.visible` and
+into `rich.text.Text` directly, never through markup. Styles come from a
+`viewer.palette.Palette` passed in (rows are built in worker threads, which
+cannot ask a widget for its theme), never from style strings written here.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
-from transcript_view.core.analysis import ToolOperation
-from transcript_view.core.verification import FileCheck, MarkerState
-from transcript_view.viewer.filelines import FileLines
-from transcript_view.viewer.sanitize import visible
+from transcript_view.core.filelines import FileLines
+from transcript_view.core.records import SiteKey, ToolOperation
+from transcript_view.core.text import plural, visible
+from transcript_view.core.verification import BAD_STATES, FileCheck, MarkerState
+from transcript_view.viewer.palette import (
+    DEFAULT_PALETTE,
+    Palette,
+    exposure_glyph,
+)
 
 #: Columns taken by the line-number gutter on the left of every row.
 GUTTER = 7
@@ -30,32 +35,6 @@ COLLAPSE_ROWS = 8
 #: Rows kept above and below the "… N more lines" row of a collapsed piece.
 KEEP_HEAD, KEEP_TAIL = 4, 2
 
-SiteKey = tuple[int, int]
-"""A marker's identity: (transcript line, character offset of the marker in the content)."""
-
-ROLE_STYLES = {
-    "system": "bold magenta",
-    "user": "bold cyan",
-    "assistant": "bold green",
-    "tool": "bold yellow",
-}
-BAD_STATES = frozenset(
-    {
-        MarkerState.MISSING,
-        MarkerState.DIGEST_MISMATCH,
-        MarkerState.SIZE_MISMATCH,
-        MarkerState.EXCERPT_MISMATCH,
-        MarkerState.UNSAFE_NAME,
-        MarkerState.UNREADABLE,
-    }
-)
-BADGE_STYLES = {
-    MarkerState.VERIFIED: "bold white on dark_green",
-    MarkerState.NOT_STORED: "bold black on yellow3",
-    MarkerState.COULD_NOT_BE_STORED: "bold black on dark_orange",
-    MarkerState.CHECKING: "bold white on grey35",
-    **{state: "bold white on red3" for state in BAD_STATES},
-}
 BADGE_ICONS = {
     MarkerState.VERIFIED: "✓",
     MarkerState.NOT_STORED: "○",
@@ -63,11 +42,6 @@ BADGE_ICONS = {
     MarkerState.CHECKING: "…",
     **{state: "✗" for state in BAD_STATES},
 }
-MARKER_STYLE = "bold #ffd75f on #3a3000"
-QUOTED_STYLE = "italic grey62"
-SEEN_STYLE = ""
-UNSEEN_STYLE = "#8a8a8a on #1c1c2c"
-DIM = "grey50"
 
 
 # -- small text helpers ----------------------------------------------------------------
@@ -93,31 +67,13 @@ def wrap(text: str, width: int) -> list[str]:
     return rows
 
 
-def short_id(value: str | None, keep: int = 8) -> str:
-    """An id cut to its first characters: enough to tell ids apart on screen."""
-    if not value:
-        return "?"
-    return value if len(value) <= keep + 1 else value[:keep] + "…"
+def badge_text(state: MarkerState, palette: Palette = DEFAULT_PALETTE) -> Text:
+    """The coloured badge naming a marker's verification state.
 
-
-def compact_json(value: Any) -> str:
-    """One-line JSON of a payload value, for the compact rows of minor envelope types."""
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """`1 line`, `2 lines`; `many` for words that do not just take an s."""
-    if n == 1:
-        return f"{n:,} {word}"
-    return f"{n:,} {many if many is not None else word + 's'}"
-
-
-def badge_text(state: MarkerState) -> Text:
-    """The coloured badge naming a marker's verification state."""
-    return Text(f" {BADGE_ICONS[state]} {state.value} ", style=BADGE_STYLES[state])
+    The icon says the same as the colour (✓ ○ … ✗), so a badge still reads on
+    a monochrome terminal or a theme where the colours are close.
+    """
+    return Text(f" {BADGE_ICONS[state]} {state.value} ", style=palette.badge(state))
 
 
 def describe_op(op: ToolOperation | None) -> str:
@@ -226,67 +182,79 @@ class InlineArtifact:
         size = self.lines.size
         return min(self.head_bytes, size), max(size - self.tail_bytes, min(self.head_bytes, size))
 
-    def row(self, i: int, line: int, width: int) -> Row:
-        """Row `i` of the inline artifact (header rows first, the footer last)."""
+    def row(self, i: int, line: int, width: int, palette: Palette = DEFAULT_PALETTE) -> Row:
+        """Row `i` of the inline artifact (header rows first, the footer last).
+
+        `palette` is the one the enclosing block was built with, so an artifact
+        opened under a marker always matches the rows around it.
+        """
         indent = " " * GUTTER
         c = self.check
+        p = palette
         if i == 0:
-            head = Text(indent + "┌ artifact ", style="bold")
-            head.append(visible(c.name), style="bold")
+            head = Text(indent + "┌ artifact ", style=p.strong)
+            head.append(visible(c.name), style=p.strong)
             head.append("  ")
-            head.append_text(badge_text(self.state))
+            head.append_text(badge_text(self.state, p))
             head.truncate(width, overflow="ellipsis")
             return Row(head, "art-head", line, self.site_key)
         if i == 1:
-            info = Text(indent + "│ ", style="bold")
+            info = Text(indent + "│ ", style=p.strong)
             info.append(
                 f"{c.size:,} bytes"
                 + (f" · {c.chars:,} chars" if c.chars is not None else "")
                 + (f" · sha256 {c.digest}" if c.digest else " · sha256 being computed…"),
-                style=DIM,
+                style=p.dim,
             )
             info.truncate(width, overflow="ellipsis")
             return Row(info, "art-head", line, self.site_key, cont=True)
         if i == 2:
             lo, hi = self.unseen_span()
-            legend = Text(indent + "│ ", style="bold")
-            legend.append(f"┃ the model saw bytes 0–{lo:,} and {hi:,}–{c.size:,}", style="green")
+            legend = Text(indent + "│ ", style=p.strong)
+            legend.append(
+                f"{exposure_glyph(True)} the model saw bytes 0–{lo:,} and {hi:,}–{c.size:,}",
+                style=p.seen_bar,
+            )
             legend.append("   ")
-            legend.append(f"┆ it never saw bytes {lo:,}–{hi:,}", style="yellow")
+            legend.append(
+                f"{exposure_glyph(False)} it never saw bytes {lo:,}–{hi:,}", style=p.unseen_bar
+            )
             legend.truncate(width, overflow="ellipsis")
             return Row(legend, "art-head", line, self.site_key, cont=True)
         if i == self.count - 1:
             if self.complete:
-                end = Text(indent + "└ end of artifact", style="bold")
+                end = Text(indent + "└ end of artifact", style=p.strong)
             else:
-                end = Text(indent + "└ … still indexing the artifact", style="bold yellow")
+                end = Text(indent + "└ … still indexing the artifact", style=p.warning)
             end.append(
                 f" · {plural(self.known_rows, 'row')}"
                 + ("" if self.complete else " so far")
                 + " (enter to close, e for $PAGER)",
-                style=DIM,
+                style=p.dim,
             )
             return Row(end, "art-end", line, self.site_key)
         n = i - self.HEADER_ROWS
         if n < self._known_rows:
             start, stop = self.lines.row_span(n)
-            return self._file_row(start, stop, self.lines.row_bytes_of(n), line, width)
+            return self._file_row(start, stop, self.lines.row_bytes_of(n), line, width, p)
         n -= self._known_rows
         if self._gap is not None:
             if n == 0:
                 lo, hi = self._gap
-                gap = Text(indent + "┆ ", style="yellow")
+                gap = Text(indent + exposure_glyph(False) + " ", style=p.notice)
                 gap.append(
                     f"… {hi - lo:,} bytes not indexed yet; the file's last rows follow",
-                    style="bold yellow",
+                    style=p.warning,
                 )
                 gap.truncate(width, overflow="ellipsis")
                 return Row(gap, "art", line, self.site_key)
             n -= 1
         start, stop = self._tail[n]
-        return self._file_row(start, stop, self.lines.read(start, stop), line, width)
+        return self._file_row(start, stop, self.lines.read(start, stop), line, width, p)
 
-    def _file_row(self, start: int, stop: int, raw: bytes, line: int, width: int) -> Row:
+    def _file_row(
+        self, start: int, stop: int, raw: bytes, line: int, width: int, palette: Palette
+    ) -> Row:
         """One row of the file, bytes [start, stop), styled by whether the model saw them."""
         indent = " " * GUTTER
         lo, hi = self.unseen_span()
@@ -301,12 +269,12 @@ class InlineArtifact:
             prev = cut
         if not pieces:
             pieces.append((b"", lo <= start < hi))
-        # The bar is green when the model saw any of the row, dotted yellow when none.
-        unseen_row = all(unseen for _, unseen in pieces)
-        text.append("┆ " if unseen_row else "┃ ", style="yellow" if unseen_row else "green")
+        # The bar says "seen" when the model saw any of the row, "unseen" when none.
+        seen_row = not all(unseen for _, unseen in pieces)
+        text.append(exposure_glyph(seen_row) + " ", style=palette.exposure(seen_row)[0])
         for data, unseen in pieces:
             shown = visible(data.decode("utf-8", errors="replace"))
-            text.append(shown, style=UNSEEN_STYLE if unseen else SEEN_STYLE)
+            text.append(shown, style=palette.exposure(not unseen)[1])
         # Rows are cut by bytes, one cell per byte; a tab (up to 8 cells) or a
         # ⟨hex⟩-shown character can still run past the width. Say so with an
         # ellipsis instead of silently dropping the rest (`e` shows it all).
@@ -317,16 +285,26 @@ class InlineArtifact:
 class Block:
     """The rows of one source unit, with any inline artifacts spliced in after their marker."""
 
-    __slots__ = ("_inserts", "line", "rows", "width")
+    __slots__ = ("_inserts", "line", "palette", "rows", "width")
 
     def __init__(
-        self, line: int, rows: list[Row], inserts: list[tuple[int, InlineArtifact]], width: int
+        self,
+        line: int,
+        rows: list[Row],
+        inserts: list[tuple[int, InlineArtifact]],
+        width: int,
+        palette: Palette = DEFAULT_PALETTE,
     ) -> None:
-        """`inserts` are (row index after which to splice, artifact), in row order."""
+        """`inserts` are (row index after which to splice, artifact), in row order.
+
+        `palette` is what the rows were styled with; inline artifact rows,
+        drawn later on demand, are styled with the same one.
+        """
         self.line = line
         self.rows = rows
         self._inserts = inserts
         self.width = width
+        self.palette = palette
 
     @property
     def count(self) -> int:
@@ -344,7 +322,7 @@ class Block:
             offset += own
             base = after + 1
             if i < offset + art.count:
-                return art.row(i - offset, self.line, self.width)
+                return art.row(i - offset, self.line, self.width, self.palette)
             offset += art.count
         return self.rows[base + i - offset]
 

@@ -5,18 +5,26 @@ here the widget only ever renders the rows that are on screen (`render_line`),
 asks the document for them, and keeps a small LRU of rendered strips. Row
 counts come from a layout worker that runs in a thread and posts them back in
 chunks, so the first screen shows as soon as the first lines are laid out.
+
+The widget owns its documents (the file view's, and the model view's that each
+analysis replaces), handles its own workers' messages (`LayoutChunk`,
+`BlocksBuilt`, `SearchDone`) and posts summaries up (`SearchFinished`), as
+Textual's `Log` and toolong's `LogLines` do. It is the only writer of the text
+width and of which blocks are expanded; the screen tells it what changed
+(`analysis_changed`, `rebuild_line`, `grow_artifact`) and never moves its
+cursor or scroll position itself.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
-from textual import events, work
-from textual.binding import Binding, BindingType
+from textual import events, on, work
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -25,11 +33,22 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from transcript_view.viewer.context import ViewContext
+from transcript_view.core.records import SiteKey
+from transcript_view.core.transcript import Transcript
+from transcript_view.viewer.blocks import EmptySource, FileSource, ModelSource
+from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
 from transcript_view.viewer.document import Document, layout_counts
+from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.messages import BlocksBuilt, LayoutChunk, SearchDone
 from transcript_view.viewer.pacing import give_way
-from transcript_view.viewer.rows import BAD_STATES, Row, SiteKey
+from transcript_view.viewer.palette import (
+    PALETTE_CLASSES,
+    Palette,
+    component_class,
+    component_style,
+    set_palette,
+)
+from transcript_view.viewer.rows import InlineArtifact, Row
 
 #: Blocks laid out per posted chunk: small enough that the first screen appears
 #: at once, large enough that a million lines are not a million messages.
@@ -65,16 +84,58 @@ class TranscriptView(ScrollView, can_focus=True):
     TranscriptView:focus {
         background-tint: transparent;
     }
+    /* The rows' palette (`viewer.palette`): theme variables, so a theme switch restyles. */
+    TranscriptView {
+        & > .transcript-view--role-system { color: $text-secondary; text-style: bold; }
+        & > .transcript-view--role-user { color: $text-primary; text-style: bold; }
+        & > .transcript-view--role-assistant { color: $text-success; text-style: bold; }
+        & > .transcript-view--role-tool { color: $text-warning; text-style: bold; }
+        & > .transcript-view--role-other { text-style: bold; }
+        & > .transcript-view--badge-verified {
+            color: $text; background: $success-darken-2; text-style: bold;
+        }
+        & > .transcript-view--badge-not-stored {
+            color: $text; background: $warning; text-style: bold;
+        }
+        & > .transcript-view--badge-could-not-be-stored {
+            color: $text; background: $warning-darken-2; text-style: bold;
+        }
+        & > .transcript-view--badge-checking {
+            color: $text; background: $foreground 30%; text-style: bold;
+        }
+        & > .transcript-view--badge-bad { color: $text; background: $error; text-style: bold; }
+        & > .transcript-view--badge-big-line {
+            color: $text; background: $warning; text-style: bold;
+        }
+        & > .transcript-view--marker {
+            color: $text-warning; background: $warning-muted; text-style: bold;
+        }
+        & > .transcript-view--quoted { color: $text-muted; text-style: italic; }
+        & > .transcript-view--quoted-label { color: $foreground 70%; text-style: italic; }
+        & > .transcript-view--seen { }
+        & > .transcript-view--unseen { color: $text-muted; background: $warning 12%; }
+        & > .transcript-view--seen-bar { color: $text-success; }
+        & > .transcript-view--unseen-bar { color: $text-warning; }
+        & > .transcript-view--dim { color: $text-muted; }
+        & > .transcript-view--strong { text-style: bold; }
+        & > .transcript-view--heading { text-style: bold reverse; }
+        & > .transcript-view--tag { color: $text; background: $secondary; text-style: bold; }
+        & > .transcript-view--tag-error { color: $text; background: $error; }
+        & > .transcript-view--envelope { color: $text-secondary; text-style: bold; }
+        & > .transcript-view--tool-name { color: $text-warning; text-style: bold; }
+        & > .transcript-view--error { color: $text-error; text-style: bold; }
+        & > .transcript-view--bad { color: $text-error; }
+        & > .transcript-view--ok { color: $text-success; }
+        & > .transcript-view--warning { color: $text-warning; text-style: bold; }
+        & > .transcript-view--notice { color: $text-warning; }
+    }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown,space", "page(1)", "Page down", show=False),
-        Binding("home,g", "top", "Top", show=False),
-        Binding("end,G", "bottom", "Bottom", show=False),
-    ]
+    #: One per `viewer.palette.Palette` field: rows are styled from these via the palette.
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+
+    #: Generated from the key table (`viewer.keys`), which also writes the help.
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.VIEW)
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
     search_query: reactive[str] = reactive("", init=False)
@@ -99,17 +160,42 @@ class TranscriptView(ScrollView, can_focus=True):
         width: int
 
     @dataclass
+    class SearchFinished(Message):
+        """A search is done: `count` blocks contain `query` (the cursor is on the first)."""
+
+        query: str
+        count: int
+
+    @dataclass
     class LineRequested(Message):
         """Page through transcript `line`: too long to lay out here, so the screen opens
         it in a pager instead of expanding it."""
 
         line: int
 
-    def __init__(self, ctx: ViewContext, doc: Document, *, id: str | None = None) -> None:
-        """Show `doc`; `ctx` is the shared state its blocks are built from."""
+    def __init__(
+        self,
+        transcript: Transcript | None,
+        state: AnalysisState,
+        artifacts: Mapping[SiteKey, InlineArtifact],
+        *,
+        id: str | None = None,
+    ) -> None:
+        """Show `transcript` (None: one that could not be opened, so no rows).
+
+        `state` (the analysis and its ledger) and `artifacts` (the open inline
+        artifacts) are read here, never written: the screen owns them.
+        """
         super().__init__(id=id)
-        self.ctx = ctx
-        self.doc = doc
+        self.transcript = transcript
+        self.expansion = Expansion()
+        self.ctx = BlockContext(state, artifacts, self.expansion)
+        self.file_doc = Document(
+            FileSource(transcript, self.ctx) if transcript is not None else EmptySource()
+        )
+        self.model_doc: Document | None = None
+        """The model view's document: one per analysis (None before the first)."""
+        self.doc = self.file_doc
         self._strips: LRUCache[int, Strip] = LRUCache(512)
         self._strips_version = -1
         self._prefetch_token = 0
@@ -119,6 +205,31 @@ class TranscriptView(ScrollView, can_focus=True):
         """Follow mode at the bottom: new rows move the cursor to the end."""
         self.hits: list[int] = []
         """Blocks of the current document containing the search query."""
+
+    # -- styles ---------------------------------------------------------------------
+
+    @on(events.Mount)
+    def _palette_on_mount(self) -> None:
+        """Take the theme's palette now and whenever the app's theme changes."""
+        self.restyle()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.restyle())
+
+    def restyle(self) -> None:
+        """Build the palette from the component classes; if it changed, rebuild every row.
+
+        Rows are styled in worker threads, which cannot read component styles,
+        so the palette is resolved here on the UI thread and swapped whole into
+        the context the builders read; cached blocks of both documents and the
+        rendered strips hold the old colours, so they are dropped.
+        """
+        palette = Palette.from_styles(lambda name: component_style(self, component_class(name)))
+        if not set_palette(self.ctx, palette):
+            return
+        for doc in (self.file_doc, self.model_doc):
+            if doc is not None:
+                doc.invalidate()
+        self._strips.clear()
+        self.refresh()
 
     # -- layout --------------------------------------------------------------------
 
@@ -183,6 +294,15 @@ class TranscriptView(ScrollView, can_focus=True):
                 self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
                 pending_start, pending, posted = i, [], time.monotonic()
         self.post_message(LayoutChunk(doc.view, generation, pending_start, pending, done=True))
+
+    def on_layout_chunk(self, msg: LayoutChunk) -> None:
+        """Row counts from a layout worker, for the document they were counted for."""
+        msg.stop()
+        doc = self.file_doc if msg.view == "file" else self.model_doc
+        if doc is not None:
+            self.apply_chunk(doc, msg)
+        if msg.view == "file" and msg.done and self.model_doc is not None:
+            self.kick_layout(self.model_doc)  # its turn has come (see `analysis_changed`)
 
     def apply_chunk(self, doc: Document, chunk: LayoutChunk) -> None:
         """Take a layout worker's counts into `doc` (called on the UI thread)."""
@@ -332,6 +452,131 @@ class TranscriptView(ScrollView, can_focus=True):
         self._strips.clear()
         self.refresh()
 
+    # -- what the screen tells the view -------------------------------------------------------
+
+    @property
+    def text_width(self) -> int:
+        """The width rows are cut to (what an inline artifact's rows must fit)."""
+        return self.ctx.width
+
+    @property
+    def showing_model(self) -> bool:
+        """Whether the model view is on show."""
+        return self.model_doc is not None and self.doc is self.model_doc
+
+    def index_grew(self, complete: bool) -> None:
+        """The transcript's line index reached further: lay out the new lines."""
+        source = self.file_doc.source
+        if isinstance(source, FileSource):
+            source.index_complete = complete
+        self.kick_layout(self.file_doc)
+
+    def set_following(self, following: bool) -> None:
+        """Follow mode: a last line still being written is not laid out until it ends."""
+        source = self.file_doc.source
+        if isinstance(source, FileSource):
+            source.following = following
+
+    def appended(self, new_lines: int) -> None:
+        """Follow mode: `new_lines` were appended; lay them out, staying at the end if there."""
+        if self.transcript is None:
+            return
+        doc = self.file_doc
+        at_end = doc.total_rows == 0 or self.cursor >= doc.total_rows - 1
+        # The line that was last may have been incomplete when it was laid out.
+        keep = min(doc.blocks, max(self.transcript.line_count - new_lines - 1, 0))
+        if doc.blocks > keep and not doc.laying_out:
+            doc.truncate(keep)
+        if self.doc is doc and at_end:
+            self.stick_to_end = True
+        self.kick_layout(doc)
+
+    def analysis_changed(self, lines: set[int]) -> None:
+        """A new analysis was swapped in: a new model view, and the blocks it may resize.
+
+        Only blocks with markers or findings (`lines`) can change height: those
+        are rebuilt and the rest repainted, instead of laying a huge transcript
+        out a second time.
+        """
+        if self.transcript is None:
+            return
+        showing_model = self.showing_model
+        line = self._cursor_line()
+        self.model_doc = Document(ModelSource(self.transcript, self.ctx))
+        if showing_model:
+            self.show_document(self.model_doc, line)
+        self.refresh_blocks(self.file_doc, sorted(lines))
+        # The model view is laid out after the file view, not beside it: on a huge
+        # transcript the two would share one core (the GIL) and both finish late.
+        # Showing it (`m`) starts its layout at once.
+        if showing_model or not self.file_doc.laying_out:
+            self.kick_layout(self.model_doc)
+
+    def toggle_document(self) -> bool:
+        """Switch between the file view and the model view; False if there is no model view."""
+        if self.showing_model:
+            self.show_document(self.file_doc, self._cursor_line())
+        elif self.model_doc is not None:
+            self.show_document(self.model_doc, self._cursor_line())
+        else:
+            return False
+        if self.search_query:
+            self.search(self.search_query)
+        return True
+
+    def rebuild_line(self, line: int) -> None:
+        """Transcript `line` looks different (badge, open artifact): rebuild it in both views."""
+        for doc in (self.file_doc, self.model_doc):
+            if doc is None:
+                continue
+            index = doc.source.index_of_line(line)
+            if index is not None:
+                self.rebuild_blocks([index], doc)
+
+    def cursor_to_site(self, key: SiteKey) -> None:
+        """Put the cursor on a marker's first row (after its artifact closed under it)."""
+        doc = self.doc
+        index = doc.source.index_of_line(key.line)
+        if index is None or index >= doc.blocks:
+            return
+        for i, row in doc.block(index).own_rows():
+            if row.site == key:
+                self.set_cursor(doc.block_start(index) + i)
+                return
+
+    def grow_artifact(self, art: InlineArtifact, grow: Callable[[], None]) -> None:
+        """An open artifact shows more rows (`grow`): keep the cursor on the row it was on.
+
+        Rows appear after the indexed ones (in place of the "not indexed yet"
+        row): a cursor below that point keeps showing the same row, not what
+        slid under it.
+        """
+        doc = self.doc
+        grows_at = self._artifact_row(art)
+        if grows_at is not None:
+            grows_at += art.HEADER_ROWS + art.known_rows
+        before = doc.total_rows
+        grow()
+        self.rebuild_line(art.site_key.line)
+        delta = doc.total_rows - before
+        if grows_at is not None and delta and self.cursor >= grows_at:
+            top = self.scroll_y
+            self.set_cursor(self.cursor + delta, scroll=False)
+            self.scroll_to(y=top + delta, animate=False, immediate=True)
+
+    def _artifact_row(self, art: InlineArtifact) -> int | None:
+        """The document row of an open artifact's first header row, if it is laid out."""
+        doc = self.doc
+        index = doc.source.index_of_line(art.site_key.line)
+        if index is None or index >= doc.blocks:
+            return None
+        offset = doc.block(index).offset_of(art)
+        return None if offset is None else doc.block_start(index) + offset
+
+    def _cursor_line(self) -> int | None:
+        row = self.current_row
+        return row.line if row is not None else None
+
     # -- rendering ---------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
@@ -473,11 +718,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if where is None:
             return
         index = where[0]
-        key = (self.doc.view, index)
-        if key in self.ctx.expanded:
-            self.ctx.expanded.discard(key)
-        else:
-            self.ctx.expanded.add(key)
+        self.expansion.toggle(BlockKey(self.doc.view, index))
         self.rebuild_blocks([index])
         start = self.doc.block_start(index)
         self.set_cursor(min(self.cursor, start + self.doc.counts[index] - 1))
@@ -534,8 +775,9 @@ class TranscriptView(ScrollView, can_focus=True):
     def _matching_rows(self, b: int, match: Callable[[Row], bool], expand: bool) -> list[int]:
         block = self.doc.block(b)
         found = [i for i, row in block.own_rows() if match(row)]
-        if not found and expand and (self.doc.view, b) not in self.ctx.expanded:
-            self.ctx.expanded.add((self.doc.view, b))
+        key = BlockKey(self.doc.view, b)
+        if not found and expand and key not in self.expansion:
+            self.expansion.expand(key)
             self.rebuild_blocks([b])
             block = self.doc.block(b)
             found = [i for i, row in block.own_rows() if match(row)]
@@ -549,7 +791,7 @@ class TranscriptView(ScrollView, can_focus=True):
             row.kind == "marker"
             and not row.cont
             and row.site is not None
-            and self.ctx.states.get(row.site) in BAD_STATES
+            and self.ctx.is_bad(row.site)
         )
 
     # -- search ------------------------------------------------------------------------------
@@ -580,3 +822,24 @@ class TranscriptView(ScrollView, can_focus=True):
             if any(needle in r.text.plain.casefold() for r in block.text_rows()):
                 found.append(i)
         self.post_message(SearchDone(doc.view, query, found))
+
+    def on_search_done(self, msg: SearchDone) -> None:
+        """Hits are known: go to the first one after the cursor and say how many."""
+        msg.stop()
+        if msg.query != self.search_query or msg.view != self.doc.view:
+            return  # a newer search, or another view, superseded it
+        self.hits = msg.blocks
+        if self.hits:
+            self.step_hit(forward=True, include_current=True)
+        self.post_message(self.SearchFinished(msg.query, len(msg.blocks)))
+
+    def step_hit(self, forward: bool, include_current: bool = False) -> bool:
+        """Move to the next/previous row containing the search query; False if none is left."""
+        needle = self.search_query.casefold()
+        if include_current:
+            self.set_cursor(self.cursor - 1, scroll=False)
+
+        def has_hit(row: Row) -> bool:
+            return needle in row.text.plain.casefold()
+
+        return self.jump(self.hits, forward, has_hit, expand_if_hidden=True)

@@ -9,6 +9,7 @@ virtual environment, and uses it from a directory far from the checkout.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -35,12 +36,23 @@ def _repo_modules() -> set[str]:
     return out
 
 
+#: What a build never needs, and what would make it stale: an in-tree build
+#: reuses `build/lib`, where a module deleted from the tree lives on.
+NOT_BUILT = shutil.ignore_patterns(
+    ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.so", ".*_cache",
+    "tests", "benchmarks", "screenshots", "examples",
+)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built from a clean copy of the working tree (as from a fresh clone)."""
+    source = tmp_path_factory.mktemp("source") / "transcript-view"
+    shutil.copytree(ROOT, source, ignore=NOT_BUILT)
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "-q", "-w", str(out), str(ROOT)],
+         "--disable-pip-version-check", "-q", "-w", str(out), str(source)],
         check=True, capture_output=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )  # fmt: skip
     (built,) = out.glob("transcript_view-*.whl")

@@ -19,7 +19,8 @@ from _support import EXAMPLES, REFERENCE, REFERENCE_TRANSCRIPTS, spy_parsed_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transcript_view.core.analysis import Analyser, Analysis, analyse
+from transcript_view.core.analyser import Analyser
+from transcript_view.core.analysis import Analysis, analyse
 from transcript_view.core.session import Session
 from transcript_view.core.transcript import Transcript
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from transcript_view.core.analysis import analyse
-from transcript_view.core.compact import IdTable, LineColumns, key_of
+from transcript_view.core.compact import IdOverlay, IdTable, LineColumns, key_of
 from transcript_view.core.session import Session
 from transcript_view.core.transcript import Transcript
 
@@ -77,3 +77,19 @@ def test_operations_and_replay_read_back_after_the_transcript_is_closed(tmp_path
     assert a.operations.at("message", 1) is None
     assert [e.role for e in a.replay] == ["system", "assistant", "tool", "tool", "tool"]
     assert a.replay[0].id == t.parse(2).id  # type: ignore[union-attr]
+
+
+def test_id_overlay_keeps_its_additions_apart() -> None:
+    """A snapshot's view of an id table: reads fall through, writes stay in the overlay."""
+    base = IdTable()
+    base.setdefault(key_of("a"), 1)
+    over = IdOverlay(base)
+    assert over.get(key_of("a")) == 1
+    assert over.setdefault(key_of("a"), 9) == 1  # present below: not added
+    assert over.setdefault(key_of("b"), 2) == -1
+    assert over.get(key_of("b")) == 2
+    assert base.get(key_of("b")) == -1  # the original never sees it
+    deeper = IdOverlay(over)
+    assert deeper.setdefault(key_of("b"), 5) == 2
+    assert deeper.setdefault(key_of("c"), 3) == -1
+    assert over.get(key_of("c")) == -1

@@ -2,7 +2,7 @@
 
 39 agree exactly. Five differ, and the tests below show that the difference is
 exactly rule GB9c (Indic conjuncts, Unicode 15.1), which the reference's Unicode
-14 build lacks: with today's segmentation minus GB9c, our excerpt machinery
+13 build lacks: with today's segmentation minus GB9c, our excerpt machinery
 produces the reference's bytes exactly.
 """
 

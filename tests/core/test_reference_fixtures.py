@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 from _support import REFERENCE, REFERENCE_TRANSCRIPTS
 
-from transcript_view.core.analysis import OpState, analyse
+from transcript_view.core.analysis import analyse
 from transcript_view.core.artifacts import COULD_NOT_BE_STORED, content_digest
 from transcript_view.core.canonical import canonical_json, canonical_string, data_digest
 from transcript_view.core.envelopes import Message, ToolDispatched, ToolSettled
 from transcript_view.core.markers import MarkerKind, parse_markers
+from transcript_view.core.records import OpState
+from transcript_view.core.report import verify
 from transcript_view.core.transcript import Transcript
-from transcript_view.core.verification import MarkerState, verify
+from transcript_view.core.verification import MarkerState
 
 ALL_JSONL = sorted(p.name for p in REFERENCE.glob("*.jsonl"))
 

@@ -12,8 +12,8 @@ from _support import REFERENCE, graphemes_without_gb9c
 from transcript_view.core import graphemes
 from transcript_view.core.artifacts import NOWHERE_TO_PUT_IT, Store, artifact_dir_for
 from transcript_view.core.canonical import canonical_json, data_digest
+from transcript_view.core.report import verify
 from transcript_view.core.session import Session, error_summary, observe_result
-from transcript_view.core.verification import verify
 
 TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -135,7 +135,7 @@ class _Broken(Store):
 def test_unstored_excerpts_equal_the_references_byte_for_byte(
     name: str, store: Store | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With Unicode 14 segmentation (no GB9c), our settle seam writes the reference's bytes."""
+    """With the reference's segmentation (no GB9c), our settle seam writes the reference's bytes."""
     source = (REFERENCE / f"{name}.input.txt").read_bytes().decode("utf-8")
     expected = (REFERENCE / f"{name}-marker.txt").read_bytes().decode("utf-8")
     monkeypatch.setattr(graphemes, "cut", _cut_without_gb9c)

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from transcript_view.core.analysis import OpState, analyse
+from transcript_view.core.analysis import analyse
 from transcript_view.core.canonical import canonical_json
 from transcript_view.core.envelopes import Message, SessionMeta, Subagent, ToolDispatched, Unknown
+from transcript_view.core.records import OpState
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
 
 

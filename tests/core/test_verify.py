@@ -14,8 +14,9 @@ from transcript_view.cli import main
 from transcript_view.core.artifacts import artifact_dir_for
 from transcript_view.core.check import run_check
 from transcript_view.core.findings import KINDS
+from transcript_view.core.report import verify
 from transcript_view.core.session import Session
-from transcript_view.core.verification import MarkerState, verify
+from transcript_view.core.verification import MarkerState
 
 CONTENT = "".join(f"{i:05d}: the quick brown fox 日本語\n" for i in range(400))
 
@@ -266,8 +267,14 @@ def test_check_json_shape(tmp_path: Path) -> None:
         "envelopes",
         "markers",
         "verified",
+        "badges",
         "findings",
     }
+    assert [(b["line"], b["file"], b["state"]) for b in row["badges"]] == [
+        (4, files[0].name, "missing"),
+        *[(b["line"], b["file"], "verified") for b in row["badges"][1:]],
+    ]
+    assert row["markers"] == len(row["badges"])
     assert row["findings"] == [
         {
             "kind": "missing-artifact",

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from transcript_view.core.artifacts import artifact_name, is_temp_name
-from transcript_view.core.verification import list_orphans, orphan_findings
+from transcript_view.core.ledger import orphan_findings
+from transcript_view.core.verification import list_orphans
 
 ROOT = Path(__file__).resolve().parents[2]
 

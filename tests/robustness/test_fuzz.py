@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from transcript_view.core.check import run_check
 from transcript_view.core.markers import parse_markers
+from transcript_view.core.report import verify
 from transcript_view.core.transcript import LineProblem, Transcript
-from transcript_view.core.verification import verify
 
 SEED_LINES = (REFERENCE / "many.jsonl").read_bytes().split(b"\n")[:12]
 MARKERISH = st.sampled_from(

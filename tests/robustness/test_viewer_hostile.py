@@ -126,7 +126,7 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
             assert not FORBIDDEN & set(text), repr(text)
         assert screen.header.phase == "" or case.exit != 0
         # What the layout counts is what a build shows, for every block of every case.
-        for doc in (screen.file_doc, screen.model_doc):
+        for doc in (screen.view.file_doc, screen.view.model_doc):
             if doc is not None:
                 for i in range(doc.source.available()):
                     built = doc.source.build(i).count
@@ -136,7 +136,7 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
         # The model view builds and renders too.
         await pilot.press("m")
         await settle(pilot)
-        if screen.model_doc is not None and view.doc is screen.model_doc:
+        if screen.view.model_doc is not None and view.doc is screen.view.model_doc:
             for text in map(strip_text, render_all(view)):
                 assert not FORBIDDEN & set(text), repr(text)
     assert app.return_code in (None, 0)
@@ -148,7 +148,7 @@ def check_ansi_rendering(strips: list[Strip], texts: list[str]) -> None:
     assert "[bold red]markup[/]" in joined
     assert "[link=http://x]y[/link]" in joined
     assert "␛[31mred␛[0m" in joined and "␛]52;c;ZXZpbA==␇" in joined
-    assert "⟨9B⟩" in joined and "⟨202E⟩evil⟨202C⟩" in joined and "zero⟨200B⟩width" in joined
+    assert "⟨009B⟩" in joined and "⟨202E⟩evil⟨202C⟩" in joined and "zero⟨200B⟩width" in joined
     assert "over␍write" in joined and "a␈b" in joined
     for strip in strips:
         for seg in strip:
@@ -335,7 +335,7 @@ async def scripted_session(path: Path, held: list[dict[str, int]], calls: list[l
         # Open the artifact inline.
         await pilot.press("home", "n", "enter")
         await settle(pilot)
-        assert screen.ctx.open_artifacts
+        assert screen.artifacts
         held.append(fd_modes(path.parent))
         # Search.
         await pilot.press("slash", *"offset", "enter")

@@ -24,6 +24,7 @@ from _support import EXAMPLES, REFERENCE_TRANSCRIPTS
 
 from transcript_view.core.verification import MarkerState
 from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.context import BlockKey
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.transcript_view import TranscriptView
 
@@ -66,10 +67,9 @@ async def test_counting_a_block_matches_building_it(name: str, reference_dir: Pa
         assert_counting_matches_building(screen)
         for site in screen.analysis.excerpt_sites:
             if site.marker.file is not None:
-                key = (site.line, site.marker.start)
-                screen.post_message(TranscriptView.ArtifactRequested(key))
+                screen.post_message(TranscriptView.ArtifactRequested(site.key))
         await settle(pilot)
-        screen.ctx.expanded.add(("file", 1))
+        screen.view.expansion.expand(BlockKey("file", 1))
         assert_counting_matches_building(screen)
         await pilot.resize_terminal(50, 30)
         await settle(pilot)
@@ -105,7 +105,8 @@ async def test_broken_example_has_problems() -> None:
         await settle(pilot)
         screen = app.screen
         assert screen.header.problems and screen.header.problems >= 3
-        states = set(screen.ctx.states.values())
+        assert screen.state.ledger is not None
+        states = set(screen.state.ledger.states())
         assert MarkerState.MISSING in states
         assert MarkerState.DIGEST_MISMATCH in states
         assert screen.orphans
@@ -119,7 +120,8 @@ async def test_each_badge_state(state: str, run_factory) -> None:  # type: ignor
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
-        assert [s.value for s in screen.ctx.states.values()] == [state]
+        assert screen.state.ledger is not None
+        assert [s.value for s in screen.state.ledger.states()] == [state]
         markers = [text for kind, text in rows_of(screen) if kind == "marker"]
         assert any(state in text for text in markers)
         quoted = [text for kind, text in rows_of(screen) if kind == "quoted"]
@@ -134,7 +136,8 @@ async def test_checking_badge_while_hashing(run_factory, monkeypatch) -> None:  
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
-        assert list(screen.ctx.states.values()) == [MarkerState.CHECKING]
+        assert screen.state.ledger is not None
+        assert screen.state.ledger.states() == [MarkerState.CHECKING]
         assert screen.header.phase == "checking artifacts"
 
 
@@ -240,7 +243,7 @@ async def test_enter_opens_the_artifact_inline_and_closes_it(run_factory) -> Non
         await pilot.press("n", "enter")
         await settle(pilot)
         key = cursor_row(screen).site
-        assert key in screen.ctx.open_artifacts
+        assert key in screen.artifacts
         rows = rows_of(screen)
         art = [t for k, t in rows if k == "art"]
         assert len(art) == 40
@@ -256,17 +259,17 @@ async def test_enter_opens_the_artifact_inline_and_closes_it(run_factory) -> Non
         assert art_rows[-1].text.plain.strip().startswith("┃")
         await pilot.press("enter")
         await settle(pilot)
-        assert key not in screen.ctx.open_artifacts
+        assert key not in screen.artifacts
         assert screen.view.doc.total_rows == before
 
 
 @sync
 async def test_a_big_artifact_opens_at_once_and_grows(run_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The first rows show while the rest is indexed; the hash comes from verification."""
-    import transcript_view.viewer.main_screen as main_screen
+    from transcript_view.viewer import workers
 
-    monkeypatch.setattr(main_screen, "FIRST_INDEX_BYTES", 300)
-    monkeypatch.setattr(main_screen, "INDEX_STEP_BYTES", 500)
+    monkeypatch.setattr(workers, "FIRST_INDEX_BYTES", 300)
+    monkeypatch.setattr(workers, "INDEX_STEP_BYTES", 500)
     monkeypatch.setattr(TranscriptScreen, "_verify", lambda self, *a: None)
     run: Run = run_factory("verified")
     app = TranscriptApp(run.path)
@@ -275,7 +278,7 @@ async def test_a_big_artifact_opens_at_once_and_grows(run_factory, monkeypatch) 
         screen = app.screen
         await pilot.press("n", "enter")
         await settle(pilot)
-        art = next(iter(screen.ctx.open_artifacts.values()))
+        art = next(iter(screen.artifacts.values()))
         assert art.known_rows == art.lines.row_count == 40
         rows = rows_of(screen)
         assert sum(1 for k, _ in rows if k == "art") == 40
@@ -321,14 +324,14 @@ async def test_an_open_artifact_shows_in_both_views_and_survives_a_resize(run_fa
         assert_layout_consistent(screen)
         await pilot.resize_terminal(90, 30)
         await settle(pilot)
-        assert screen.ctx.width < 90
-        assert all(len(t) <= screen.ctx.width for _, t in rows_of(screen))
+        assert screen.view.text_width < 90
+        assert all(len(t) <= screen.view.text_width for _, t in rows_of(screen))
         assert_layout_consistent(screen)
         await pilot.press("m")
         await settle(pilot)
         assert screen.view.doc.view == "file"
         assert_layout_consistent(screen)
-        assert all(len(t) <= screen.ctx.width for _, t in rows_of(screen))
+        assert all(len(t) <= screen.view.text_width for _, t in rows_of(screen))
 
 
 def write_wide_artifact_run(path: Path) -> list[str]:
@@ -367,17 +370,17 @@ async def test_a_resize_rewraps_an_open_artifact_without_losing_text(tmp_path: P
         screen = app.screen
         await pilot.press("n", "enter")
         await settle(pilot)
-        (art,) = screen.ctx.open_artifacts.values()
-        assert art.lines.row_bytes == screen.ctx.width - 9
+        (art,) = screen.artifacts.values()
+        assert art.lines.row_bytes == screen.view.text_width - 9
         assert "".join(art_texts(screen)) == "".join(lines)
         await pilot.resize_terminal(70, 30)
         await settle(pilot)
-        (art,) = screen.ctx.open_artifacts.values()
-        assert art.lines.row_bytes == screen.ctx.width - 9
+        (art,) = screen.artifacts.values()
+        assert art.lines.row_bytes == screen.view.text_width - 9
         texts = art_texts(screen)
         assert "".join(texts) == "".join(lines)  # every byte still on screen
-        assert len(texts) > 30 * (200 // (screen.ctx.width - 9))
-        assert all(len(t) <= screen.ctx.width for _, t in rows_of(screen))
+        assert len(texts) > 30 * (200 // (screen.view.text_width - 9))
+        assert all(len(t) <= screen.view.text_width for _, t in rows_of(screen))
         assert_layout_consistent(screen)
 
 
@@ -398,7 +401,7 @@ async def test_an_artifact_row_too_wide_to_show_ends_in_an_ellipsis(tmp_path: Pa
         await pilot.press("n", "enter")
         await settle(pilot)
         art = [t for k, t in rows_of(screen) if k == "art"]
-        assert art and all(len(t) <= screen.ctx.width for t in art)
+        assert art and all(len(t) <= screen.view.text_width for t in art)
         first = next(t for t in art if "000" in t)
         assert first.endswith("…")  # 4 tabs became 32 cells: the row's end is cut
         assert sum(t.endswith("…") for t in art) == 30  # one per line: its first row
@@ -407,7 +410,7 @@ async def test_an_artifact_row_too_wide_to_show_ends_in_an_ellipsis(tmp_path: Pa
 @sync
 async def test_a_resize_while_an_artifact_is_being_indexed_is_not_lost(tmp_path: Path) -> None:
     """Rows cut for the old width that land after a resize are cut again."""
-    from transcript_view.viewer.filelines import FileLines
+    from transcript_view.core.filelines import FileLines
     from transcript_view.viewer.messages import ArtifactOpened
 
     path = tmp_path / "wide.jsonl"
@@ -418,26 +421,26 @@ async def test_a_resize_while_an_artifact_is_being_indexed_is_not_lost(tmp_path:
         screen = app.screen
         await pilot.press("n", "enter")
         await settle(pilot)
-        (key,) = screen.ctx.open_artifacts
-        art = screen.ctx.open_artifacts[key]
+        (key,) = screen.artifacts
+        art = screen.artifacts[key]
         old_width = art.lines.row_bytes
-        screen._opening.add(key)  # an index at the old width is still running...
+        screen.artifacts._indexing.add(key)  # an index at the old width is still running...
         await pilot.resize_terminal(70, 30)  # ...when the window shrinks
         await settle(pilot)
-        assert screen.ctx.open_artifacts[key].lines.row_bytes == old_width
+        assert screen.artifacts[key].lines.row_bytes == old_width
         late = FileLines(art.lines.path, row_bytes=old_width)
         late.index()
         screen.post_message(ArtifactOpened(key, late, art.check))  # it lands
         await settle(pilot)
-        now = screen.ctx.open_artifacts[key]
-        assert now.lines.row_bytes == screen.ctx.width - 9 != old_width
+        now = screen.artifacts[key]
+        assert now.lines.row_bytes == screen.view.text_width - 9 != old_width
         assert "".join(art_texts(screen)) == "".join(lines)
         assert_layout_consistent(screen)
 
 
 @sync
 async def test_an_artifact_closed_while_being_rewrapped_stays_closed(tmp_path: Path) -> None:
-    from transcript_view.viewer.filelines import FileLines
+    from transcript_view.core.filelines import FileLines
     from transcript_view.viewer.messages import ArtifactOpened
 
     path = tmp_path / "wide.jsonl"
@@ -448,16 +451,16 @@ async def test_an_artifact_closed_while_being_rewrapped_stays_closed(tmp_path: P
         screen = app.screen
         await pilot.press("n", "enter")
         await settle(pilot)
-        (key,) = screen.ctx.open_artifacts
-        art = screen.ctx.open_artifacts[key]
-        screen._opening.add(key)  # a rewrap is in flight...
+        (key,) = screen.artifacts
+        art = screen.artifacts[key]
+        screen.artifacts._indexing.add(key)  # a rewrap is in flight...
         await pilot.press("enter")  # ...when the artifact is closed
-        assert key not in screen.ctx.open_artifacts
+        assert key not in screen.artifacts
         late = FileLines(art.lines.path, row_bytes=20)
         late.index()
         screen.post_message(ArtifactOpened(key, late, art.check))
         await settle(pilot)
-        assert key not in screen.ctx.open_artifacts
+        assert key not in screen.artifacts
         assert late.closed
 
 
@@ -472,7 +475,7 @@ async def test_click_on_a_marker_opens_its_artifact(run_factory) -> None:  # typ
         at = next(i for i, (k, _) in enumerate(rows) if k == "marker")
         await pilot.click("#transcript", offset=(30, at))
         await settle(pilot)
-        assert screen.ctx.open_artifacts
+        assert screen.artifacts
 
 
 @sync
@@ -667,7 +670,7 @@ async def test_following_reads_only_the_appended_lines(
     """A live run: each poll analyses the new lines, and states move on as they land."""
     from _support import spy_parsed_lines
 
-    from transcript_view.core.analysis import OpState
+    from transcript_view.core.records import OpState
     from transcript_view.core.session import Session
 
     path = tmp_path / "live.jsonl"
@@ -710,16 +713,16 @@ async def test_the_model_view_is_laid_out_after_the_file_view(run_factory) -> No
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
-        file_doc = screen.file_doc
+        file_doc = screen.view.file_doc
         assert file_doc is not None and screen.analysis is not None
         file_doc.laying_out = True  # as if a big file were still being laid out
         screen.post_message(AnalysisReady(screen.analysis))
         await settle(pilot)
-        model = screen.model_doc
+        model = screen.view.model_doc
         assert model is not None and model.blocks == 0 and not model.laying_out
         file_doc.laying_out = False
         done = LayoutChunk("file", file_doc.generation, file_doc.blocks, [], done=True)
-        screen.post_message(done)
+        screen.view.post_message(done)
         await settle(pilot)
         assert model.blocks == model.source.available() > 0
 

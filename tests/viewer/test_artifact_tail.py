@@ -18,10 +18,10 @@ from _pilot import settle, settle_except, sync
 from _runs import Run
 from _screen import SIZE, assert_layout_consistent, cursor_row, rows_of
 
-import transcript_view.viewer.filelines as filelines
-import transcript_view.viewer.main_screen as main_screen
+import transcript_view.core.filelines as filelines
+from transcript_view.core.filelines import FileLines
+from transcript_view.viewer import workers
 from transcript_view.viewer.app import TranscriptApp
-from transcript_view.viewer.filelines import FileLines
 
 
 @pytest.fixture
@@ -38,8 +38,8 @@ def held_index(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(FileLines, "index", index)
-    monkeypatch.setattr(main_screen, "FIRST_INDEX_BYTES", 300)
-    monkeypatch.setattr(main_screen, "INDEX_STEP_BYTES", 100_000)
+    monkeypatch.setattr(workers, "FIRST_INDEX_BYTES", 300)
+    monkeypatch.setattr(workers, "INDEX_STEP_BYTES", 100_000)
     monkeypatch.setattr(filelines, "TAIL_BYTES", 400)
     return opened
 
@@ -56,7 +56,7 @@ async def test_the_end_of_an_artifact_shows_before_it_is_indexed(
             screen = app.screen
             await pilot.press("n", "enter")
             await settle_except(pilot, "artifact")
-            art = next(iter(screen.ctx.open_artifacts.values()))
+            art = next(iter(screen.artifacts.values()))
             assert not art.complete
             rows = rows_of(screen)
             art_rows = [t for k, t in rows if k == "art"]

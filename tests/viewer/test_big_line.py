@@ -20,7 +20,7 @@ from _pilot import settle, settle_except, sync
 
 import transcript_view.core.transcript as core_transcript
 import transcript_view.viewer.blocks as viewer_blocks
-import transcript_view.viewer.main_screen as viewer_main_screen
+import transcript_view.viewer.workers as viewer_workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import BIG_LINE_BYTES
 from transcript_view.viewer.fileview import ArtifactScreen, FileView
@@ -65,13 +65,13 @@ def thread_log(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool, int]]:
 def gate(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Hold the analysis worker until the test sets the event."""
     opened = threading.Event()
-    real = viewer_main_screen.analyse
+    real = viewer_workers.analyse
 
     def held(*args: Any, **kwargs: Any) -> Any:
         assert opened.wait(120), "the test never opened the gate"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(viewer_main_screen, "analyse", held)
+    monkeypatch.setattr(viewer_workers, "analyse", held)
     return opened
 
 

@@ -1,4 +1,4 @@
-"""viewer.filelines: a file as rows, indexed by offset, split on UTF-8 boundaries, read-only."""
+"""core.filelines: a file as rows, indexed by offset, split on UTF-8 boundaries, read-only."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from transcript_view.core.filelines import FileLines
 from transcript_view.core.transcript import TranscriptError
-from transcript_view.viewer.filelines import FileLines
 
 
 def lines_of(path: Path, **kw: int) -> FileLines:

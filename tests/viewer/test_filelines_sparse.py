@@ -1,4 +1,4 @@
-"""The sparse index of viewer.filelines: random access agrees with a naive full index.
+"""The sparse index of core.filelines: random access agrees with a naive full index.
 
 `FileLines` keeps a checkpoint every `CHECKPOINT_BYTES` and rescans a window to
 find a row. These tests shrink the checkpoint distance and the read chunk so a
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import transcript_view.viewer.filelines as filelines
-from transcript_view.viewer.filelines import FileLines
+import transcript_view.core.filelines as filelines
+from transcript_view.core.filelines import FileLines
 
 
 def naive_spans(data: bytes, row_bytes: int) -> list[tuple[int, int]]:

@@ -95,15 +95,15 @@ async def test_keys_are_noted_and_jumps_skip_artifact_rows(
         screen: Any = app.screen
         await pilot.press("n", "enter")
         await settle(pilot)
-        (art,) = screen.ctx.open_artifacts.values()
+        (art,) = screen.artifacts.values()
         assert art.complete and art.known_rows == 20_000
         marker_row = screen.view.cursor
         built: list[int] = []
         real_row = InlineArtifact.row
 
-        def counting_row(self: InlineArtifact, i: int, line: int, width: int) -> Any:
+        def counting_row(self: InlineArtifact, i: int, line: int, width: int, *rest: Any) -> Any:
             built.append(i)
-            return real_row(self, i, line, width)
+            return real_row(self, i, line, width, *rest)
 
         monkeypatch.setattr(InlineArtifact, "row", counting_row)
         monkeypatch.setattr(pacing, "_last_input", float("-inf"))

@@ -1,7 +1,8 @@
-"""viewer.sanitize: hostile text becomes visible, inert, single-line and never markup."""
+"""viewer.sanitize and core.text.visible: hostile text becomes visible, inert, never markup."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -10,7 +11,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from transcript_view.viewer.sanitize import text, visible
+from transcript_view.core.text import visible
+from transcript_view.viewer.sanitize import text
 
 BIDI_CONTROLS = {
     *map(chr, range(0x202A, 0x202F)),
@@ -33,8 +35,8 @@ BIDI_CONTROLS = {
         # CSI colour.
         ("\x1b[31mred\x1b[0m", "␛[31mred␛[0m"),
         # C1 CSI (one byte), and the other C1 ends.
-        ("\x9b31m", "⟨9B⟩31m"),
-        ("\x80\x9f", "⟨80⟩⟨9F⟩"),
+        ("\x9b31m", "⟨009B⟩31m"),
+        ("\x80\x9f", "⟨0080⟩⟨009F⟩"),
         ("ding\x07", "ding␇"),
         ("abc\x08\x08\x08xyz", "abc␈␈␈xyz"),
         ("visible\rhidden", "visible␍hidden"),
@@ -76,7 +78,7 @@ def test_text_applies_style_without_parsing() -> None:
 def test_bidi_overrides_are_shown() -> None:
     assert visible("abc\u202edcba") == "abc⟨202E⟩dcba"
     assert visible("\u2066x\u2069") == "⟨2066⟩x⟨2069⟩"
-    assert visible("\u200e\u200f\u061c") == "⟨200E⟩⟨200F⟩⟨61C⟩"
+    assert visible("\u200e\u200f\u061c") == "⟨200E⟩⟨200F⟩⟨061C⟩"
 
 
 def test_zero_width_characters() -> None:
@@ -123,3 +125,15 @@ def test_property_output_has_no_controls(s: str) -> None:
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Cf", "Zl", "Zp"))))
 def test_property_ordinary_text_unchanged(s: str) -> None:
     assert visible(s) == s
+
+
+def test_every_hex_escape_has_one_width() -> None:
+    # U+061C used to be drawn "⟨61C⟩" beside "⟨200F⟩": every escape is four
+    # zero-padded hex digits, so escapes line up and read the same.
+    assert visible("\u061c") == "⟨061C⟩"
+    assert visible("\x9b") == "⟨009B⟩"
+    assert visible("\u180e") == "⟨180E⟩"
+    for code in (*range(0x80, 0xA0), 0x061C, 0x180E, 0x200B, 0x202E, 0xFEFF, 0xD800):
+        shown = visible(chr(code))
+        assert re.fullmatch(r"⟨[0-9A-F]{4}⟩", shown), (hex(code), shown)
+        assert int(shown[1:-1], 16) == code

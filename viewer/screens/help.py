@@ -1,7 +1,8 @@
 """The help screen: the keys of the screen below it and what marker badges mean.
 
-The keys are passed in (each screen knows its own), so the help never drifts
-from the bindings; the badge meanings are keyed by `core.verification.MarkerState`
+The keys come from the key table (`viewer.keys`) that also generates the
+bindings, so the help never drifts from them (a caller may pass its own list,
+as the snapshot tests do); the badge meanings are keyed by `core.verification.MarkerState`
 so a new state without an explanation is caught by the tests.
 """
 
@@ -19,6 +20,7 @@ from textual.widgets import Static
 
 from transcript_view.core.verification import MarkerState
 from transcript_view.viewer import sanitize
+from transcript_view.viewer.keys import help_rows
 
 #: What each marker badge means, in the order they are explained.
 BADGE_MEANINGS: dict[MarkerState, str] = {
@@ -88,7 +90,8 @@ class HelpScreen(ModalScreen[None]):
     """A modal list of key bindings and marker badge meanings; escape, ? or q closes.
 
     Args:
-        bindings: (key, description) pairs, shown in the order given.
+        bindings: (key, description) pairs, shown in the order given; by default
+            every key of the transcript screen, from the key table.
     """
 
     DEFAULT_CSS = """
@@ -117,14 +120,14 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(
         self,
-        bindings: list[tuple[str, str]],
+        bindings: list[tuple[str, str]] | None = None,
         *,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.bindings = list(bindings)
+        self.bindings = help_rows() if bindings is None else list(bindings)
 
     def compose(self) -> ComposeResult:
         """Keys first (what people open help for), then the badges."""

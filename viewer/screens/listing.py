@@ -12,6 +12,9 @@ their files are all orphans, and enter opens them in the orphans screen.
 Choosing a transcript posts `ListingScreen.Chosen(path)`; the app decides what
 to do with it (normally open the transcript's main screen). The listing does
 not open transcripts itself.
+
+Cell colours are the screen's component classes over theme variables; a
+theme switch restyles every filled row (`_restyle`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -33,9 +37,11 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.artifacts import artifact_dir_for
-from transcript_view.core.verification import list_orphans, verify
+from transcript_view.core.report import verify
+from transcript_view.core.text import human_size, plural
+from transcript_view.core.verification import list_orphans
 from transcript_view.viewer import sanitize
-from transcript_view.viewer.fileview import human_size
+from transcript_view.viewer.palette import component_style
 from transcript_view.viewer.screens.orphans import OrphansScreen, RowTable
 
 #: Cells of the status column (a verification error is cut with an ellipsis).
@@ -127,9 +133,24 @@ class ListingScreen(Screen[None]):
     the app; enter on an orphaned artifact directory opens an `OrphansScreen`.
     """
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "listing--error",
+        "listing--failed",
+        "listing--warning",
+        "listing--ok",
+        "listing--pending",
+        "listing--gone",
+    }
+
     DEFAULT_CSS = """
     ListingScreen {
         layout: vertical;
+        & > .listing--error { color: $text-error; text-style: bold; }
+        & > .listing--failed { color: $text-error; }
+        & > .listing--warning { color: $text-warning; }
+        & > .listing--ok { color: $text-success; }
+        & > .listing--pending { color: $text-muted; text-style: italic; }
+        & > .listing--gone { text-style: bold; }
         #listing-title {
             height: 1;
             background: $panel;
@@ -214,6 +235,7 @@ class ListingScreen(Screen[None]):
         for entry in self.entries:
             table.add_row(*self._initial_cells(entry), key=entry.name)
         table.focus()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
         for entry in self.entries:
             if entry.is_transcript:
                 self._pending += 1
@@ -227,15 +249,27 @@ class ListingScreen(Screen[None]):
                 name,
                 Text(human_size(entry.size), justify="right"),
                 *(Text("") for _ in range(4)),
-                Text("checking…", style="dim italic"),
+                Text("checking…", style=self._style("pending")),
             ]
-        files = f"{entry.size:,} file{'s' if entry.size != 1 else ''}"
         return [
             name,
-            Text(files, justify="right"),
+            Text(plural(entry.size, "file"), justify="right"),
             *(Text("") for _ in range(4)),
-            Text("transcript gone", style="bold"),
+            Text("transcript gone", style=self._style("gone")),
         ]
+
+    def _style(self, part: str) -> Style:
+        return component_style(self, f"listing--{part}")
+
+    def _restyle(self) -> None:
+        """A new theme: draw every styled cell again in the new colours."""
+        table = self.query_one("#listing-table", DataTable)
+        for entry in self.entries:
+            result = self.results.get(entry.name)
+            if result is not None:
+                self._fill(result)
+            else:
+                table.update_cell(entry.name, "status", self._initial_cells(entry)[-1])
 
     @work(thread=True, group="listing-verify", exit_on_error=False)
     def _verify(self, key: str, path: Path) -> None:
@@ -269,12 +303,22 @@ class ListingScreen(Screen[None]):
         """Fill one row with its counts (or its error)."""
         self.results[message.key] = message
         self._pending = max(0, self._pending - 1)
+        self._fill(message)
+        self._update_status()
+
+    def _fill(self, message: ListingScreen.Verified) -> None:
+        """Write one verification's counts (or its error) into its row."""
         table = self.query_one("#listing-table", DataTable)
         if message.counts is None:
             table.update_cell(
                 message.key,
                 "status",
-                sanitize.text(message.error, style="red", no_wrap=True, overflow="ellipsis"),
+                sanitize.text(
+                    message.error,
+                    style=self._style("failed"),
+                    no_wrap=True,
+                    overflow="ellipsis",
+                ),
             )
         else:
             envelopes, markers, verified, errors, warnings = message.counts
@@ -289,11 +333,11 @@ class ListingScreen(Screen[None]):
                 ("errors", errors),
                 ("warnings", warnings),
             ):
-                style = ""
+                style: Style | str = ""
                 if column == "errors" and value:
-                    style = "bold red"
+                    style = self._style("error")
                 elif column == "warnings" and value:
-                    style = "yellow"
+                    style = self._style("warning")
                 table.update_cell(
                     message.key,
                     column,
@@ -301,20 +345,20 @@ class ListingScreen(Screen[None]):
                     update_width=True,
                 )
             if errors:
-                status = Text(f"{errors:,} error{'s' if errors != 1 else ''}", style="bold red")
+                status = Text(plural(errors, "error"), style=self._style("error"))
             elif warnings:
-                status = Text(f"{warnings:,} warning{'s' if warnings != 1 else ''}", "yellow")
+                status = Text(plural(warnings, "warning"), style=self._style("warning"))
             else:
-                status = Text("ok", style="green")
+                status = Text("ok", style=self._style("ok"))
             table.update_cell(message.key, "status", status)
-        self._update_status()
 
     def _update_status(self) -> None:
         transcripts = sum(1 for e in self.entries if e.is_transcript)
         lost = len(self.entries) - transcripts
-        parts = [f"{transcripts:,} transcript{'s' if transcripts != 1 else ''}"]
+        parts = [plural(transcripts, "transcript")]
         if lost:
-            parts.append(f"{lost:,} artifact director{'ies' if lost != 1 else 'y'} without one")
+            dirs = plural(lost, "artifact directory", "artifact directories")
+            parts.append(f"{dirs} without one")
         parts.append(f"checking {self._pending:,}…" if self._pending else "all checked")
         self.query_one("#listing-status", Static).update(Text(" · ".join(parts)))
 

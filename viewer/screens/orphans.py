@@ -10,7 +10,8 @@ File names are hostile (a tool can choose them), so every name goes to the
 widgets as `rich.text.Text` built by `viewer.sanitize.text`, never as markup.
 The absolute directory path is not shown, only the directory's own name: it
 says which transcript the files belong to without making screenshots depend on
-where the directory happens to be.
+where the directory happens to be. Styles are the screen's component classes
+over theme variables, and a theme switch redraws the styled cells.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -31,10 +33,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
+from transcript_view.core.text import human_size, plural
 from transcript_view.core.transcript import TranscriptError, open_readonly
 from transcript_view.core.verification import OrphanFile, resolve_inside
 from transcript_view.viewer import sanitize
-from transcript_view.viewer.fileview import ArtifactScreen, human_size
+from transcript_view.viewer.fileview import ArtifactScreen
+from transcript_view.viewer.palette import component_style
 
 #: How much of each orphan the preview reads, at most.
 PREVIEW_BYTES = 4096
@@ -97,9 +101,20 @@ class OrphansScreen(Screen[None]):
         time_format: Turns an mtime into text; ISO 8601 UTC by default.
     """
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "orphans--partial",
+        "orphans--orphan",
+        "orphans--special",
+        "orphans--pending",
+    }
+
     DEFAULT_CSS = """
     OrphansScreen {
         layout: vertical;
+        & > .orphans--partial { color: $text-warning; text-style: bold; }
+        & > .orphans--orphan { color: $text-muted; }
+        & > .orphans--special { text-style: italic; }
+        & > .orphans--pending { color: $text-muted; }
         #orphans-title {
             height: 1;
             background: $panel;
@@ -156,7 +171,7 @@ class OrphansScreen(Screen[None]):
         title.append_text(sanitize.text(self.artifact_dir.name + "/"))
         if self.orphans:
             title.append(
-                f" — {len(self.orphans):,} file{'s' if len(self.orphans) != 1 else ''}"
+                f" — {plural(len(self.orphans), 'file')}"
                 + (f", {partial:,} partial" if partial else "")
             )
         yield Static(title, id="orphans-title", markup=False)
@@ -170,7 +185,7 @@ class OrphansScreen(Screen[None]):
             "deleted from here."
         )
         if partial:
-            about.append("\npartial", style="bold")
+            about.append("\npartial", style=self._style("partial"))
             about.append(f": {PARTIAL_NOTE} (a leftover temp file).")
         yield Static(about, id="orphans-about", markup=False)
         yield RowTable(id="orphans-table", cursor_type="row", zebra_stripes=True)
@@ -191,16 +206,29 @@ class OrphansScreen(Screen[None]):
         for o in self.orphans:
             table.add_row(*self._cells(o), key=o.name)
         table.focus()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
         self._show_preview(self.orphans[0].name)
         self._read_previews()
 
-    @staticmethod
-    def _kind(o: OrphanFile) -> Text:
+    def _style(self, part: str) -> Style:
+        return component_style(self, f"orphans--{part}")
+
+    def _kind(self, o: OrphanFile) -> Text:
         if o.partial_write:
-            return Text("partial", style="bold")
+            return Text("partial", style=self._style("partial"))
         if o.kind != "file":
-            return sanitize.text(o.kind.removeprefix("a ").removeprefix("an "), style="italic")
-        return Text("orphan", style="dim")
+            kind = o.kind.removeprefix("a ").removeprefix("an ")
+            return sanitize.text(kind, style=self._style("special"))
+        return Text("orphan", style=self._style("orphan"))
+
+    def _restyle(self) -> None:
+        """A new theme: draw the styled cells and the preview again in its colours."""
+        table = self.query_one("#orphans-table", DataTable)
+        for o in self.orphans:
+            table.update_cell(o.name, "kind", self._kind(o))
+        row = table.cursor_row
+        if 0 <= row < len(self.orphans):
+            self._show_preview(self.orphans[row].name)
 
     def _cells(self, o: OrphanFile) -> list[Text]:
         return [
@@ -243,7 +271,7 @@ class OrphansScreen(Screen[None]):
         pane.border_title = sanitize.text(f"First lines of {name}{note}")
         lines = self._previews.get(name)
         if lines is None:
-            pane.update(Text("reading…", style="dim"))
+            pane.update(Text("reading…", style=self._style("pending")))
             return
         body = Text("\n".join(lines[:PREVIEW_LINES]), no_wrap=True, overflow="ellipsis")
         pane.update(body)

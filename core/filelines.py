@@ -15,7 +15,7 @@ A *row* is a physical line without its LF, except that a line longer than
 `row_bytes` is cut into rows of at most `row_bytes` bytes, each cut on a UTF-8
 character boundary. That is what makes a 50 MB line pageable, and it keeps any
 one row cheap to decode and draw. A CR before the LF stays in the row: callers
-show it (as "␍" through `viewer.sanitize`), since an artifact is exactly the
+show it (as "␍" through `core.text.visible`), since an artifact is exactly the
 bytes a tool returned. Cuts depend only on the bytes from the start of their
 line, so scanning a window from any checkpoint gives exactly the rows the full
 scan found.
@@ -454,7 +454,7 @@ class FileLines:
     def row(self, i: int) -> str:
         """Row `i` decoded as UTF-8 (invalid bytes become U+FFFD), without its LF.
 
-        The text is raw: pass it through `viewer.sanitize.visible` before
+        The text is raw: pass it through `core.text.visible` before
         showing it. Raises IndexError for an unknown row.
         """
         return self.row_bytes_of(i).decode("utf-8", errors="replace")

@@ -1,0 +1,359 @@
+"""The operations and the replayed conversation of a transcript, as columns of line numbers.
+
+A gigabyte transcript has millions of tool calls and messages; a Python object
+each would be gigabytes. These tables keep a few machine integers a row
+(`core.compact`) and make the `ToolOperation` and `ReplayEntry` a caller sees on
+access, by re-reading the few lines a row points at. The analysis pass fills
+them through the public build methods below, in file order; every other reader
+only looks.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import threading
+from array import array
+from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+from transcript_view.core.compact import LineColumns, key_of
+from transcript_view.core.envelopes import Envelope, Message, ToolDispatched, ToolSettled
+from transcript_view.core.records import OpState, ReplayEntry, ToolOperation, op_state
+from transcript_view.core.transcript import Transcript, parse_line_bytes
+
+#: Lines longer than this are never parsed just to *describe* an operation (a
+#: 50 MB tool message would stall whoever asked); their fields stay unknown.
+DESCRIBE_LIMIT = 1 << 20
+
+# -- reading a few fields back from a line -------------------------------------------------
+
+_ID_PREFIX = re.compile(rb'\{"id":"([^"\\]{1,200})"')
+
+
+def read_envelope(
+    t: Transcript, line: int, *, limit: int | None = DESCRIBE_LIMIT
+) -> Envelope | None:
+    """The envelope on `line`, or None (blank, bad, or longer than `limit`).
+
+    Tables keep line numbers, not envelopes; this is how a row gets its fields
+    back when someone looks at it.
+    """
+    if limit is not None and t.line_length(line) > limit:
+        return None
+    parsed = parse_line_bytes(t.raw_line(line), line, 0)
+    return parsed if isinstance(parsed, Envelope) else None
+
+
+def id_at(t: Transcript, line: int) -> str:
+    """The envelope id on `line`, cheaply for a canonical line (its first key is `id`).
+
+    Tables and the pass keep only 64-bit keys of ids; a key match is a candidate
+    that this confirms against the line itself.
+    """
+    m = _ID_PREFIX.match(t.raw_line(line, 256))
+    if m is not None:
+        try:
+            return m.group(1).decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    env = read_envelope(t, line, limit=None)
+    return (env.id if env is not None else None) or f"line-{line}"
+
+
+# -- rows made on access ---------------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+class _Rows(Sequence[T]):
+    """A sequence whose items are made on access from row `i` (see `_item`)."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def _item(self, index: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._item(index)
+
+    def __iter__(self) -> Iterator[T]:
+        for i in range(len(self)):
+            yield self._item(i)
+
+
+_ROLES = ("system", "user", "assistant", "tool")
+_ERROR, _HAS_ARTIFACT = 1, 2
+
+# -- the operations table ----------------------------------------------------------------------
+
+
+class Operations(_Rows[ToolOperation]):
+    """Every tool operation, as columns of line numbers; items are made on access.
+
+    Lookups by line (`at("message", 12)`) bisect a sorted copy of the column, so
+    a viewer drawing one block never scans the table.
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        """An empty table whose rows will be read back from `transcript`."""
+        self._t = transcript
+        self._cols = LineColumns("call", "dispatch", "message", "settle")
+        self._call_pos = array("i")
+        self._flags = array("b")
+        self._artifacts: dict[int, Mapping[str, Any]] = {}
+        self._sorted: dict[str, tuple[array[int], array[int]]] = {}
+        self._cache: OrderedDict[int, ToolOperation] = OrderedDict()
+        # A viewer reads operations from its UI thread and its layout workers at once.
+        self._lock = threading.Lock()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Operations:
+        """A copy for `Analyser` snapshots: the columns copied, the transcript shared.
+
+        The lock and the caches are per copy; the artifact keys are shared, as
+        nothing changes one after the pass put it in.
+        """
+        new = Operations.__new__(Operations)
+        memo[id(self)] = new
+        new._t = self._t
+        new._cols = copy.deepcopy(self._cols, memo)
+        new._call_pos = array("i", self._call_pos)
+        new._flags = array("b", self._flags)
+        new._artifacts = dict(self._artifacts)
+        new._sorted = {}
+        new._cache = OrderedDict()
+        new._lock = threading.Lock()
+        return new
+
+    # -- building (the pass, in file order) ------------------------------------------
+    #
+    # Each method does all of one line's work on the table in one call: the pass
+    # calls these once per tool call, so they stay flat (no helper layers).
+
+    def add_call(self, line: int, pos: int) -> int:
+        """A new row for tool call number `pos` of the assistant turn on `line`; its index."""
+        self._sorted.clear()
+        self._call_pos.append(pos)
+        self._flags.append(0)
+        return self._cols.append(call=line, dispatch=-1)
+
+    def add_dispatch(self, line: int) -> int:
+        """A new row for a dispatch on `line` that no assistant turn announced; its index."""
+        self._sorted.clear()
+        self._call_pos.append(-1)
+        self._flags.append(0)
+        return self._cols.append(call=-1, dispatch=line)
+
+    def set_dispatch(self, row: int, line: int) -> None:
+        """Record the dispatch line of an announced call."""
+        self._sorted.clear()
+        self._cache.pop(row, None)
+        self._cols.set("dispatch", row, line)
+
+    def set_message(self, row: int, line: int, *, is_error: bool) -> None:
+        """Record the tool message that answered `row`, and whether it reports an error."""
+        self._sorted.clear()
+        self._cache.pop(row, None)
+        self._cols.set("message", row, line)
+        if is_error:
+            self._flags[row] |= _ERROR
+
+    def set_settle(self, row: int, line: int, artifact: Mapping[str, Any] | None) -> None:
+        """Record the settle of `row`, with its artifact key if it names one.
+
+        The artifact key is the one field kept in memory: verification needs it
+        for every stored result, and it exists only for oversized ones.
+        """
+        self._sorted.clear()
+        self._cache.pop(row, None)
+        self._cols.set("settle", row, line)
+        if artifact is not None:
+            self._artifacts[row] = artifact
+            self._flags[row] |= _HAS_ARTIFACT
+
+    # -- reading -------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._cols)
+
+    def _item(self, index: int) -> ToolOperation:
+        with self._lock:
+            cached = self._cache.get(index)
+            if cached is not None:
+                self._cache.move_to_end(index)
+                return cached
+        op = self._make(index)
+        with self._lock:
+            self._cache[index] = op
+            if len(self._cache) > 512:
+                self._cache.popitem(last=False)
+        return op
+
+    def state(self, row: int) -> OpState:
+        """A row's state without reading anything."""
+        g = self._cols.get
+        return op_state(g("dispatch", row), g("message", row), g("settle", row))
+
+    def line(self, name: str, row: int) -> int:
+        """A row's line in one column (`call`, `dispatch`, `message`, `settle`), -1 if none."""
+        return self._cols.get(name, row)
+
+    def artifact(self, row: int) -> Mapping[str, Any] | None:
+        """The settle's artifact key for a row, kept in memory (oversized results only)."""
+        return self._artifacts.get(row)
+
+    def with_artifacts(self) -> dict[int, Mapping[str, Any]]:
+        """Rows whose settle records an artifact, with the key."""
+        return dict(self._artifacts)
+
+    def rows_at(self, name: str, line: int) -> list[int]:
+        """The rows whose `name` column is `line` (several for one assistant turn)."""
+        with self._lock:
+            if name not in self._sorted:
+                self._sorted[name] = self._cols.sorted_by(name)
+            values, rows = self._sorted[name]
+        i = bisect_left(values, line)
+        out = []
+        while i < len(values) and values[i] == line:
+            out.append(rows[i])
+            i += 1
+        return out
+
+    def at(self, name: str, line: int) -> ToolOperation | None:
+        """The operation whose `name` line is `line`, if any."""
+        rows = self.rows_at(name, line)
+        return self[rows[0]] if rows else None
+
+    def at_call(self, line: int, call_id: str) -> ToolOperation | None:
+        """The operation an assistant turn on `line` started for `call_id`."""
+        for row in self.rows_at("call", line):
+            op = self[row]
+            if op.call_id == call_id:
+                return op
+        return None
+
+    def _make(self, row: int) -> ToolOperation:
+        t, g = self._t, self._cols.get
+        call, dispatch = g("call", row), g("dispatch", row)
+        message, settle = g("message", row), g("settle", row)
+        op = ToolOperation(
+            call_id="",
+            tool="",
+            index=row,
+            call_line=call if call >= 0 else None,
+            dispatch_line=dispatch if dispatch >= 0 else None,
+            message_line=message if message >= 0 else None,
+            settle_line=settle if settle >= 0 else None,
+            is_error=bool(self._flags[row] & _ERROR),
+            artifact=self._artifacts.get(row),
+        )
+        if call >= 0:
+            env = read_envelope(t, call)
+            pos = self._call_pos[row]
+            if isinstance(env, Message) and 0 <= pos < len(env.tool_calls):
+                op.call_id, op.tool = env.tool_calls[pos].id, env.tool_calls[pos].name
+        if dispatch >= 0:
+            d = read_envelope(t, dispatch)
+            if isinstance(d, ToolDispatched):
+                op.op_id, op.call_id = d.op_id, d.call_id
+                op.tool = d.tool or op.tool
+                op.dispatch_ts = d.ts
+        if message >= 0:
+            op.message_id = id_at(t, message)
+        if settle >= 0:
+            s = read_envelope(t, settle)
+            if isinstance(s, ToolSettled):
+                op.outcome, op.duration, op.error = s.outcome, s.duration, s.error
+                op.reason, op.result_digest, op.settle_ts = s.reason, s.result_digest, s.ts
+        return op
+
+
+# -- the replayed conversation -------------------------------------------------------------------
+
+_STICKY, _SUMMARY = 8, 16
+
+
+class Replay(_Rows[ReplayEntry]):
+    """The conversation the model is sent next, as columns; entries are made on access."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        """An empty conversation whose entries will be read back from `transcript`."""
+        self._t = transcript
+        self._lines = array("i")
+        self._keys = array("q")
+        self._flags = array("b")
+        self._other_roles: dict[int, str] = {}
+        self._stubs: dict[tuple[int, bool], str] = {}
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def _item(self, index: int) -> ReplayEntry:
+        line, flags = self._lines[index], self._flags[index]
+        code = flags & 7
+        role = _ROLES[code] if code < len(_ROLES) else self._other_roles.get(line, "user")
+        summary = bool(flags & _SUMMARY)
+        return ReplayEntry(
+            id=id_at(self._t, line),
+            line=line,
+            role=role,
+            sticky=bool(flags & _STICKY),
+            summary=summary,
+            stub=self._stubs.get((line, summary)),
+        )
+
+    # -- building (the reference's `load`, in file order) ------------------------------
+
+    def append(self, line: int, id_: str, role: str, *, sticky: bool, summary: bool) -> None:
+        """Add the message on `line` (its id `id_`) to the end of the conversation."""
+        code = _ROLES.index(role) if role in _ROLES else 7
+        if code == 7:
+            self._other_roles[line] = role
+        self._lines.append(line)
+        self._keys.append(key_of(id_))
+        self._flags.append(code | (_STICKY if sticky else 0) | (_SUMMARY if summary else 0))
+
+    def find(self, id_: str) -> int:
+        """Index of the first entry with this id (confirmed against the line), or -1."""
+        key = key_of(id_)
+        start = 0
+        while True:
+            try:
+                i = self._keys.index(key, start)
+            except ValueError:
+                return -1
+            if id_at(self._t, self._lines[i]) == id_:
+                return i
+            start = i + 1
+
+    def compact(self, cut: int, line: int, id_: str) -> None:
+        """Apply the compaction on `line`: keep sticky entries up to `cut`, splice its
+        summary in (as a user turn with id `id_`), keep the rest."""
+        keep = [i for i in range(cut + 1) if self._flags[i] & _STICKY]
+        lines = array("i", (self._lines[i] for i in keep))
+        keys = array("q", (self._keys[i] for i in keep))
+        flags = array("b", (self._flags[i] for i in keep))
+        lines.append(line)
+        keys.append(key_of(id_))
+        flags.append(_ROLES.index("user") | _SUMMARY)
+        lines.extend(self._lines[cut + 1 :])
+        keys.extend(self._keys[cut + 1 :])
+        flags.extend(self._flags[cut + 1 :])
+        self._lines, self._keys, self._flags = lines, keys, flags
+
+    def set_stub(self, index: int, stub: str) -> None:
+        """Replace the content of entry `index` with an elision's stub."""
+        self._stubs[(self._lines[index], bool(self._flags[index] & _SUMMARY))] = stub

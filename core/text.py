@@ -1,0 +1,184 @@
+"""Pure text helpers: making hostile text visible, and the small words and numbers on screen.
+
+They live in the headless library, not in the viewer, because none of them
+needs a UI: `--check`, the benchmarks and the tests use the same forms the
+screen shows, and keeping one home means "1 marker" and "⟨202E⟩" can only be
+spelt one way. Nothing here imports Rich or Textual (a contract test holds
+every `core` module to that); the Rich `Text` wrapper stays in
+`viewer.sanitize`.
+
+What `visible` makes of each class of character (the forms are stable; tests pin them):
+
+- C0 controls U+0000–U+001F (except TAB) -> their Unicode Control Pictures
+  glyph, U+2400 + code: NUL "␀", BEL "␇", BS "␈", LF "␊", CR "␍", ESC "␛".
+  LF is normally removed by callers that split lines; if one reaches
+  `visible` it is shown, never obeyed, so the output is always one line.
+- DEL U+007F -> "␡".
+- TAB -> spaces up to the next multiple of `TAB_SIZE` (8) columns, counted in
+  code points from the start of the string. A terminal would do the same; a
+  visible tab glyph would make ordinary source code and TSV unreadable.
+- Every other character that must not reach a terminal raw is shown as its
+  code point in upper-case hex between angle brackets, always four digits,
+  zero-padded, so every escape is one width and they line up in a column:
+  C1 controls U+0080–U+009F ("\\x9b" -> "⟨009B⟩"), bidi embeddings,
+  overrides, isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E,
+  U+200F, U+061C -> "⟨061C⟩" ...), invisible characters (U+200B,
+  U+2060–U+2064, U+FEFF, U+180E, U+206A–U+206F, U+FFF9–U+FFFB),
+  line/paragraph separators U+2028, U+2029, and lone surrogates
+  U+D800–U+DFFF ("⟨D800⟩"). A byte that `surrogateescape` decoding kept is a
+  surrogate U+DC80–U+DCFF, so the raw byte 0x9B shows as "⟨DC9B⟩": its last
+  two digits are the byte, and it can never be confused with the C1
+  character U+009B ("⟨009B⟩").
+- U+200D ZERO WIDTH JOINER and U+200C ZWNJ are kept: emoji sequences and
+  several scripts need them, and neither can reorder or hide text.
+- The angle brackets are U+27E8/U+27E9, which markup never uses, so a shown
+  escape can't be mistaken for text typed in the source as "<9B>".
+
+Speed: `visible` runs on every rendered line, so the common case (nothing to
+replace) is one precompiled regex `search` over the string; only lines that
+need it pay for `str.translate` with a precomputed table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+#: Columns between tab stops when a TAB is expanded.
+TAB_SIZE = 8
+
+#: Hex digits of every ⟨hex⟩ escape: the widest code point escaped is U+FFFB.
+HEX_DIGITS = 4
+
+#: Characters outside the C0/C1/DEL ranges that are shown as ⟨hex⟩.
+_FORMAT_CHARS: tuple[int, ...] = (
+    0x061C,  # ARABIC LETTER MARK
+    0x180E,  # MONGOLIAN VOWEL SEPARATOR (was zero-width)
+    0x200B,  # ZERO WIDTH SPACE
+    0x200E,  # LEFT-TO-RIGHT MARK
+    0x200F,  # RIGHT-TO-LEFT MARK
+    *range(0x202A, 0x202F),  # LRE RLE PDF LRO RLO
+    0x2028,  # LINE SEPARATOR
+    0x2029,  # PARAGRAPH SEPARATOR
+    *range(0x2060, 0x2065),  # WORD JOINER, invisible operators
+    *range(0x2066, 0x206A),  # LRI RLI FSI PDI
+    *range(0x206A, 0x2070),  # deprecated format characters
+    0xFEFF,  # ZERO WIDTH NO-BREAK SPACE / BOM
+    *range(0xFFF9, 0xFFFC),  # interlinear annotation controls
+)
+
+
+def hex_form(code: int) -> str:
+    """The escape shown for code point `code`: `⟨061C⟩`, always `HEX_DIGITS` wide.
+
+    One width for every escape, so a reader never has to wonder whether
+    `⟨61C⟩` and `⟨200F⟩` are the same kind of thing.
+    """
+    return f"⟨{code:0{HEX_DIGITS}X}⟩"
+
+
+def _build_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0x20):
+        if code != 0x09:
+            table[code] = chr(0x2400 + code)
+    table[0x7F] = "␡"
+    for code in range(0x80, 0xA0):
+        table[code] = hex_form(code)
+    for code in _FORMAT_CHARS:
+        table[code] = hex_form(code)
+    for code in range(0xD800, 0xE000):
+        table[code] = hex_form(code)
+    return table
+
+
+_TABLE: dict[int, str] = _build_table()
+
+# One character class matching every key of _TABLE plus TAB: the fast "is
+# there anything to do?" test. Built from the table so the two cannot drift.
+_NEEDS_WORK = re.compile(
+    "["
+    + "".join(re.escape(chr(c)) if c < 0xD800 or c > 0xDFFF else "" for c in sorted(_TABLE))
+    + "\t"
+    + "\ud800-\udfff"
+    + "]"
+)
+
+
+def visible(text: str, *, tab_size: int = TAB_SIZE) -> str:
+    """Return `text` with every control, bidi and invisible character made visible.
+
+    The result is inert on a terminal (no escape sequence survives: ESC is
+    "␛"), single-line (LF and CR are glyphs), free of bidi reordering, and
+    never treated as markup by anything that respects `rich.text.Text`.
+    See the module docstring for the exact form of each replacement.
+
+    Args:
+        text: Any string, including lone surrogates from `surrogateescape`.
+        tab_size: Columns between tab stops used to expand TAB.
+
+    Returns:
+        The string to display; `text` itself when nothing needed changing.
+    """
+    if _NEEDS_WORK.search(text) is None:
+        return text
+    out = text.translate(_TABLE)
+    if "\t" in out:
+        out = out.expandtabs(tab_size)
+    return out
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 line`, `2 lines`, `0 lines`: a count and its noun, agreeing.
+
+    Every count a person reads goes through here, so none is ever "1 markers"
+    and thousands are always grouped the same way.
+
+    Args:
+        n: The count.
+        word: The singular noun.
+        many: The plural, for words that do not just take an s ("directories").
+    """
+    if n == 1:
+        return f"{n:,} {word}"
+    return f"{n:,} {many if many is not None else word + 's'}"
+
+
+def human_size(n: int) -> str:
+    """A byte count for people: `512 B`, `1.5 KiB`, `200.0 MiB`.
+
+    Binary units, one decimal: exact byte counts are shown beside it where
+    they matter (a marker's size is checked to the byte).
+    """
+    if n < 1024:
+        return f"{n:,} B"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        value /= 1024
+        if value < 1024 or unit == "TiB":
+            return f"{value:,.1f} {unit}"
+    return f"{n:,} B"  # pragma: no cover
+
+
+def short_id(value: str | None, keep: int = 8) -> str:
+    """An id cut to its first characters: enough to tell ids apart on screen.
+
+    An id one character longer than `keep` is kept whole: an ellipsis in its
+    place would hide as much as it saves. A missing id is "?".
+    """
+    if not value:
+        return "?"
+    return value if len(value) <= keep + 1 else value[:keep] + "…"
+
+
+def compact_json(value: Any) -> str:
+    """One-line JSON of a payload value, for the compact rows of minor envelope types.
+
+    Keys are sorted so the same payload always reads the same; a value JSON
+    cannot encode falls back to its `repr` rather than failing a row.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)

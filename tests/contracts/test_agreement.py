@@ -1,0 +1,90 @@
+"""The viewer and `--check` never disagree: same counts, same badge on every marker.
+
+Both take their verdicts from `core.ledger.VerificationLedger`, but the viewer
+feeds it from worker messages one check at a time and draws the result, so
+this is checked end to end: `--check --json` runs on a file, the viewer opens
+the same file headlessly and is left until every worker is done, then the
+header's counts and the badge drawn on each marker's row are compared with
+the JSON. The corpus: every reference transcript, the bundled examples, every
+hostile case both accept, and the case that once disagreed (an `artifact` key
+naming a missing file with no marker).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _hostile import CASES
+from _pilot import settle, sync
+from _runs import write_key_without_marker
+from _support import EXAMPLES, REFERENCE, REFERENCE_TRANSCRIPTS
+
+from transcript_view.core.check import run_check
+from transcript_view.core.findings import KINDS, Severity
+from transcript_view.core.records import SiteKey
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.main_screen import TranscriptScreen
+
+SIZE = (120, 40)
+
+#: (id, how to make the file in a temporary directory)
+FILES: list[tuple[str, Any]] = [
+    *[(f"reference-{s}", lambda d, s=s: REFERENCE / f"{s}.jsonl") for s in REFERENCE_TRANSCRIPTS],
+    ("example-demo", lambda d: EXAMPLES / "demo.jsonl"),
+    ("example-broken", lambda d: EXAMPLES / "broken.jsonl"),
+    ("key-without-marker", write_key_without_marker),
+    # Cases `--check` refuses (exit 2) have no JSON; the viewer refuses them too
+    # (tests/robustness/test_viewer_hostile.py).
+    *[(f"hostile-{c.name}", c.build) for c in CASES if c.exit != 2],
+]
+
+
+def _check_json(path: Path) -> dict[str, Any]:
+    out = io.StringIO()
+    run_check([path], as_json=True, strict=False, out=out)
+    (row,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    return dict(row)
+
+
+def _drawn_badge(screen: TranscriptScreen, key: SiteKey) -> str:
+    """The badge text on the first row of the marker at `key`, as the file view draws it."""
+    doc = screen.view.doc
+    index = doc.source.index_of_line(key.line)
+    assert index is not None, f"line {key.line} is not laid out"
+    for row in doc.source.build(index, expand=True).text_rows():
+        if row.kind == "marker" and row.site == key and not row.cont:
+            return row.text.plain
+    raise AssertionError(f"no marker row for {key}")
+
+
+@pytest.mark.parametrize("make", [m for _, m in FILES], ids=[i for i, _ in FILES])
+def test_the_viewer_shows_what_check_says(make: Any, tmp_path: Path) -> None:
+    path = make(tmp_path)
+    assert path.is_file(), "a directory opens the listing, compared in its own tests"
+    expected = _check_json(path)
+    _compare(path, expected)
+
+
+@sync
+async def _compare(path: Path, expected: dict[str, Any]) -> None:
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        header = screen.header
+        problems = [f for f in expected["findings"]
+                    if KINDS[f["kind"]] is not Severity.NOTE]  # fmt: skip
+        assert (header.markers, header.verified, header.problems) == (
+            expected["markers"],
+            expected["verified"],
+            len(problems),
+        ), "header counts (markers, verified, problems) differ from --check --json"
+        assert header.phase == "", "every background phase has finished"
+        for badge in expected["badges"]:
+            drawn = _drawn_badge(screen, SiteKey(badge["line"], badge["start"]))
+            assert f" {badge['state']} " in drawn[:40], (badge, drawn)

@@ -1,0 +1,236 @@
+"""The life cycle of artifacts opened inline under their marker.
+
+Open, index, rewrap, grow, fail, close: each is a message from an artifact
+worker or a request from a key, and each must agree with the others (a close
+while an index is in flight drops what lands later; a resize re-indexes at the
+new width but keeps the old rows on screen meanwhile; a failed re-index keeps
+the old rows). `InlineArtifacts` holds that whole story in one headless class
+that a test can drive without an App: it decides, and tells its caller what to
+do (start a worker, say why not, rebuild a line); the screen starts workers
+and the `TranscriptView` moves rows and the cursor.
+
+It is the only writer of the open artifacts; block builders read them through
+its `Mapping` face (`get`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from transcript_view.core.filelines import FileLines
+from transcript_view.core.markers import MarkerKind
+from transcript_view.core.records import MarkerSite, SiteKey
+from transcript_view.core.verification import FileCheck, MarkerState
+from transcript_view.viewer.rows import GUTTER, InlineArtifact
+
+Severity = Literal["information", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """Start an artifact worker: index `name` for marker `key` in rows of `row_bytes`."""
+
+    key: SiteKey
+    name: str
+    row_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Nothing opens (or re-opens); `reason` is for the person at the keyboard."""
+
+    reason: str
+    severity: Severity = "information"
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The artifact under `key` was closed: its line is to be rebuilt."""
+
+    key: SiteKey
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """An artifact's rows changed under `key` (opened, or swapped for a rewrapped copy)."""
+
+    key: SiteKey
+    reindex: Index | None = None
+    """The width changed while it was being indexed: index it again at this one."""
+
+
+Toggle = Index | Refused | Closed | None
+"""What a toggle asks of the caller; None: already being opened, nothing to do."""
+
+
+def row_bytes_for(width: int) -> int:
+    """Bytes per artifact row at a text width: one cell each, so a row fits."""
+    return max(width - GUTTER - 2, 16)
+
+
+class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
+    """The artifacts open inline, and those being indexed to open or to rewrap.
+
+    A `Mapping` from marker to its open `InlineArtifact` (what block builders
+    read); the methods are the life cycle, each called on the UI thread.
+    """
+
+    def __init__(self) -> None:
+        self._open: dict[SiteKey, InlineArtifact] = {}
+        self._indexing: set[SiteKey] = set()
+        """Markers with an artifact worker in flight; what lands for any other is dropped."""
+
+    # -- Mapping ---------------------------------------------------------------------------------
+
+    def __getitem__(self, key: SiteKey) -> InlineArtifact:
+        return self._open[key]
+
+    def __iter__(self) -> Iterator[SiteKey]:
+        return iter(self._open)
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def indexing(self, key: SiteKey) -> bool:
+        """Whether an artifact worker for `key` is in flight."""
+        return key in self._indexing
+
+    # -- requests ----------------------------------------------------------------------------------
+
+    def toggle(self, key: SiteKey, site: MarkerSite | None, width: int) -> Toggle:
+        """Enter on a marker: close its open artifact, or say how (or why not) to open it."""
+        if key in self._open:
+            self.close(key)
+            return Closed(key)
+        if site is None:
+            return Refused("Still reading the transcript; try again in a moment.")
+        marker = site.marker
+        if site.quoted:
+            return Refused("A quoted marker (text about a marker): nothing to open.")
+        if marker.kind is not MarkerKind.STORED:
+            return Refused(
+                f"The full result {marker.why}; there is no artifact to open.", "warning"
+            )
+        if not marker.safe_name or marker.file is None:
+            return Refused("The marker names an unsafe path; it is never opened.", "error")
+        if key in self._indexing:
+            return None
+        return self._index(key, marker.file, width)
+
+    def _index(self, key: SiteKey, name: str, width: int) -> Index:
+        self._indexing.add(key)
+        return Index(key, name, row_bytes_for(width))
+
+    def rewrap(self, width: int, sites: Mapping[SiteKey, MarkerSite]) -> list[Index]:
+        """The text width changed: re-index every open artifact cut to another width.
+
+        The old rows stay on screen until the new index's first rows arrive, so a
+        resize never blanks an artifact being read. One already being indexed is
+        looked at again when it lands (`opened`).
+        """
+        want = row_bytes_for(width)
+        out = []
+        for key, art in self._open.items():
+            site = sites.get(key)
+            if (
+                art.lines.row_bytes != want
+                and key not in self._indexing
+                and site is not None
+                and site.marker.file is not None
+            ):
+                out.append(self._index(key, site.marker.file, width))
+        return out
+
+    def close(self, key: SiteKey) -> bool:
+        """Close the artifact under `key`; an index in flight for it is dropped when it lands.
+
+        Returns whether an artifact was open.
+        """
+        self._indexing.discard(key)
+        art = self._open.pop(key, None)
+        if art is None:
+            return False
+        art.lines.close()
+        return True
+
+    def close_all(self) -> None:
+        """Release every descriptor (the screen is going away)."""
+        for key in list(self._open):
+            self.close(key)
+        self._indexing.clear()
+
+    # -- worker messages ---------------------------------------------------------------------------
+
+    def opened(
+        self,
+        key: SiteKey,
+        lines: FileLines,
+        check: FileCheck,
+        site: MarkerSite | None,
+        state: MarkerState,
+        width: int,
+    ) -> Shown | None:
+        """An index's first rows landed: splice them in, or swap them for the old width's.
+
+        `check` and `state` are the ledger's when it has hashed the file (the
+        worker's placeholder check otherwise). Takes ownership of `lines`:
+        closed here when nothing shows it. None: nothing on screen changed.
+        """
+        if key not in self._indexing or site is None:
+            lines.close()  # closed again (or gone) while it was being opened
+            return None
+        self._indexing.discard(key)
+        old = self._open.get(key)
+        changed = False
+        if old is not None and old.lines.row_bytes == lines.row_bytes:
+            lines.close()  # nothing new
+        else:
+            if old is not None:
+                old.lines.close()  # reopened at a new width: the new rows replace the old
+            shape = site.shape
+            self._open[key] = InlineArtifact(
+                key,
+                lines,
+                check,
+                state,
+                shape.head_bytes if shape is not None else 0,
+                shape.tail_bytes if shape is not None else 0,
+            )
+            changed = True
+        reindex = None
+        if self._open[key].lines.row_bytes != row_bytes_for(width) and site.marker.file:
+            # The window was resized while this was being indexed: index it again.
+            reindex = self._index(key, site.marker.file, width)
+        if not changed and reindex is None:
+            return None
+        return Shown(key, reindex)
+
+    def growing(self, key: SiteKey, lines: FileLines) -> InlineArtifact | None:
+        """The open artifact an `ArtifactGrew` is about, unless it was closed or replaced."""
+        art = self._open.get(key)
+        return art if art is not None and art.lines is lines else None
+
+    @staticmethod
+    def grow(art: InlineArtifact, rows: int) -> None:
+        """Show `rows` indexed rows of `art` (never fewer than before)."""
+        art.known_rows = max(art.known_rows, rows)
+
+    def failed(self, key: SiteKey, reason: str) -> Refused | None:
+        """An index failed: why, unless the artifact was closed meanwhile."""
+        if key not in self._indexing:
+            return None
+        self._indexing.discard(key)
+        if key in self._open:
+            # Re-indexing at a new width failed; the rows of the old width stay.
+            return Refused(reason, "warning", "Cannot re-read the artifact")
+        return Refused(reason, "error", "Cannot open the artifact")
+
+    def checked(self, check: FileCheck, state: Callable[[SiteKey], MarkerState]) -> None:
+        """A file was hashed: open artifacts of it show its digest and (ledger's) badge."""
+        for key, art in self._open.items():
+            if art.check.name == check.name:
+                art.check = check
+                art.state = state(key)

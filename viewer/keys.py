@@ -1,0 +1,264 @@
+"""Every key of the transcript screen, in one table.
+
+Keys used to be described in five places (two `BINDINGS` lists, the help
+screen's list, the command palette and the README), and they drifted: the help
+never mentioned j/k/g/G or space. Now `KEYS` is the only description and
+everything else is generated from it:
+
+- `bindings(owner)` is the `BINDINGS` of `TranscriptScreen`, `TranscriptView`
+  and `TranscriptApp` (footer labels and visibility included);
+- `help_rows()` is the help screen's key list;
+- `palette_commands()` is what the command palette offers (`viewer.commands`);
+- `readme_key_list()` is the README's key list, between `README_START` and
+  `README_END`; `python3 dev.py keys` rewrites it (`update_readme`).
+
+`tests/contracts/test_keys.py` checks that they agree. This module imports
+nothing of the viewer, so the render layer (the `TranscriptView` widget) may use
+it without depending on any screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Final
+
+from textual.binding import Binding, BindingType
+
+
+class Owner(Enum):
+    """Who binds a key: its action runs on that object.
+
+    The table spans owners because a person pressing a key neither knows nor
+    cares which widget handles it; the help lists them all in one place.
+    """
+
+    SCREEN = "screen"
+    """`TranscriptScreen` (`viewer.main_screen`)."""
+    VIEW = "view"
+    """`TranscriptView` (`viewer.transcript_view`): moving the cursor, i.e. navigation."""
+    APP = "app"
+    """`TranscriptApp` (`viewer.app`): keys that work on every screen."""
+    TEXTUAL = "textual"
+    """Bound by Textual's `App` itself (the palette key): listed, never generated."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command palette entry: for people who do not remember the key."""
+
+    title: str
+    """What the palette lists and matches the query against."""
+    help: str
+    """The line under the title; the key is appended in parentheses."""
+
+
+#: `Key.help` of a key described on the same help row as the key before it
+#: (n / N, ↑ / ↓): pairs read better as one row than as two.
+SAME_ROW: Final = None
+
+#: How Textual's key names are shown to a person when a key has no `display`.
+KEY_NAMES: Final[dict[str, str]] = {
+    "up": "↑",
+    "down": "↓",
+    "pageup": "pgup",
+    "pagedown": "pgdn",
+    "slash": "/",
+    "question_mark": "?",
+}
+
+
+@dataclass(frozen=True)
+class Key:
+    """One binding: the key(s), what runs, and every way it is described."""
+
+    keys: str
+    """The key(s) as Textual spells them, comma-separated ("down,j")."""
+    action: str
+    """The action, with its arguments ("cursor(1)"), run on `owner`."""
+    owner: Owner
+    """Which object binds it."""
+    label: str
+    """The footer label (`Binding.description`)."""
+    help: str | None
+    """The help row's text; `SAME_ROW`: described by the row of the key above."""
+    display: str | None = None
+    """What the footer shows instead of Textual's own spelling (`key_display`)."""
+    show: bool = True
+    """Whether the footer shows it."""
+    priority: bool = False
+    """Checked before the focused widget's bindings (`Binding.priority`)."""
+    also: str | None = None
+    """Something that is not a key but does the same ("click"), for help and README."""
+    command: Command | None = None
+    """The palette entry; a screen key without one says why in `no_command`."""
+    no_command: str | None = None
+    """Why a screen key has no palette entry (the contract test insists on a reason)."""
+
+    @property
+    def spelled(self) -> tuple[str, ...]:
+        """Each key as a person reads it: `display`, else the key names, made readable."""
+        if self.display is not None:
+            return (self.display,)
+        return tuple(KEY_NAMES.get(k, k) for k in self.keys.split(","))
+
+    @property
+    def action_name(self) -> str:
+        """The action without its arguments: `action_<name>` is the method it runs."""
+        return self.action.split("(", 1)[0]
+
+
+_S, _V = Owner.SCREEN, Owner.VIEW
+
+#: The table. Order matters twice: it is the footer's order within an owner,
+#: and the help's and README's order (a `SAME_ROW` key joins the row above).
+KEYS: Final[tuple[Key, ...]] = (
+    Key("n", "next_marker", _S, "Marker", display="n",
+        help="next / previous marker (while a search is active: next / previous hit)",
+        command=Command("Next marker", "Go to the next excerpt marker")),
+    Key("N", "previous_marker", _S, "Prev", display="N", help=SAME_ROW,
+        command=Command("Previous marker", "Go to the previous excerpt marker")),
+    Key("p", "next_problem", _S, "Problem", display="p",
+        help="next / previous problem (bad line, finding, marker that did not verify)",
+        command=Command("Next problem",
+                        "Go to the next bad line, finding or unverified marker")),
+    Key("P", "previous_problem", _S, "Prev", display="P", help=SAME_ROW,
+        command=Command("Previous problem", "Go to the previous problem")),
+    Key("enter", "activate", _S, "Open", also="click",
+        help="on a marker: open or close its artifact inline; on a line too long to "
+             "lay out: page through it; elsewhere: expand or collapse a long message",
+        command=Command("Open / close artifact",
+                        "Open the marker's artifact inline, or close it")),
+    Key("o", "orphans", _S, "Orphans",
+        help="orphaned artifacts (files no line names)",
+        command=Command("Orphans", "Files in the artifact directory that no line names")),
+    Key("m", "toggle_view", _S, "Model",
+        help="switch between the file view and the model view (what the model is sent next)",
+        command=Command("Switch view",
+                        "File view / model view: what the model is sent next")),
+    Key("slash", "search", _S, "Search", display="/",
+        help="search the transcript; enter runs it, escape clears it; "
+             "then n / N step through hits",
+        command=Command("Search", "Search the transcript")),
+    Key("e", "pager", _S, "Pager",
+        help="open the artifact under the cursor in $PAGER (default: less)",
+        command=Command("Open in pager", "Open the artifact under the cursor in $PAGER")),
+    Key("c", "copy", _S, "Copy",
+        help="copy the artifact's path (or, for an unstored result, the marker text)",
+        command=Command("Copy path", "Copy the artifact's path or the marker text")),
+    Key("f", "follow", _S, "Follow",
+        help="follow a transcript that is still being written (toggle)",
+        command=Command("Follow", "Follow a transcript that is still being written")),
+    Key("escape", "clear_search", _S, "Clear search", show=False,
+        help="close the search box, else end the search, else (opened from a directory "
+             "listing) back to the listing",
+        no_command="it undoes whatever is open, and in the palette escape closes the palette"),
+    Key("up,k", "cursor(-1)", _V, "Up", show=False,
+        help="move the cursor up / down a row; the mouse wheel scrolls"),
+    Key("down,j", "cursor(1)", _V, "Down", show=False, help=SAME_ROW),
+    Key("pageup", "page(-1)", _V, "Page up", show=False, help="a screen up / down"),
+    Key("pagedown,space", "page(1)", _V, "Page down", show=False, help=SAME_ROW),
+    Key("home,g", "top", _V, "Top", show=False, help="the first / last row"),
+    Key("end,G", "bottom", _V, "Bottom", show=False, help=SAME_ROW),
+    Key("ctrl+p", "command_palette", Owner.TEXTUAL, "Palette",
+        help="command palette: run any of these by name"),
+    Key("question_mark", "help", _S, "Help", display="?",
+        help="this help",
+        command=Command("Help", "Keys and badges")),
+    Key("q", "quit", _S, "Quit",
+        help="quit",
+        no_command='Textual\'s palette already offers "Quit the application"'),
+    Key("ctrl+c", "quit", Owner.APP, "Quit", show=False, priority=True, help=SAME_ROW),
+)
+
+
+def bindings(owner: Owner) -> list[BindingType]:
+    """The `BINDINGS` of `owner`, in table order.
+
+    Args:
+        owner: the widget, screen or app whose class attribute this becomes.
+    """
+    return [
+        Binding(k.keys, k.action, k.label, show=k.show, key_display=k.display,
+                priority=k.priority)
+        for k in KEYS
+        if k.owner is owner
+    ]
+
+
+def _rows(spell: str) -> list[tuple[str, str]]:
+    """(keys, help) per help row; `spell` formats one key name ("{}" or "`{}`")."""
+    rows: list[tuple[list[str], str]] = []
+    for k in KEYS:
+        part = " ".join(spell.format(s) for s in k.spelled)
+        if k.also is not None:
+            part += f" / {k.also}"
+        if k.help is SAME_ROW:
+            if not rows:
+                raise ValueError(f"{k.keys}: the first key cannot share a row")
+            rows[-1][0].append(part)
+        else:
+            rows.append(([part], k.help))
+    return [(" / ".join(parts), text) for parts, text in rows]
+
+
+def help_rows() -> list[tuple[str, str]]:
+    """The help screen's (keys, what they do) rows: every key in the table."""
+    return _rows("{}")
+
+
+def palette_commands() -> list[tuple[str, str, str]]:
+    """(title, help, screen action) for the palette; the help names the key."""
+    return [
+        (k.command.title, f"{k.command.help} ({' / '.join(k.spelled)})", k.action)
+        for k in KEYS
+        if k.command is not None
+    ]
+
+
+README_START: Final = (
+    "<!-- keys:start: generated from viewer/keys.py by `python3 dev.py keys`; do not edit -->"
+)
+README_END: Final = "<!-- keys:end -->"
+
+
+def readme_key_list() -> str:
+    """The README's key list (what goes between the markers), as Markdown."""
+    lines = [
+        "Keys on a transcript (`?` shows the same list in the viewer):",
+        "",
+        "| key | what it does |",
+        "|---|---|",
+    ]
+    lines += [f"| {keys} | {text} |" for keys, text in _rows("`{}`")]
+    return "\n".join(lines)
+
+
+def readme_block(text: str) -> str:
+    """The key list currently between the markers of README text `text`.
+
+    Raises:
+        ValueError: the markers are missing or out of order.
+    """
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError(f"README: no {README_START!r} ... {README_END!r} block")
+    return text[start + len(README_START):end].strip("\n")
+
+
+def with_readme_block(text: str) -> str:
+    """README text `text` with the block between the markers regenerated."""
+    readme_block(text)  # the markers are there
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    return f"{head}{README_START}\n{readme_key_list()}\n{README_END}{tail}"
+
+
+def update_readme(path: Path) -> bool:
+    """Rewrite the key list in the README at `path`; whether it changed."""
+    old = path.read_text(encoding="utf-8")
+    new = with_readme_block(old)
+    if new != old:
+        path.write_text(new, encoding="utf-8")
+    return new != old

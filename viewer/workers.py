@@ -1,0 +1,172 @@
+"""The bodies of the transcript screen's background workers, as plain functions.
+
+Each runs in a thread worker (`@work(thread=True)` on the screen or the view)
+and learns nothing from Textual: it gets the data it works on, a `post`
+callable that delivers `viewer.messages` to the widget that owns that data,
+and, where it loops, a `cancelled` callable. Keeping them free of the App is
+what lets a test drive each one with a list's `append` as `post` and see
+exactly what it would have said, without a screen or an event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from textual.message import Message
+
+from transcript_view.core.analyser import Analyser
+from transcript_view.core.analysis import analyse
+from transcript_view.core.filelines import FileLines
+from transcript_view.core.records import SiteKey
+from transcript_view.core.transcript import Transcript, TranscriptError
+from transcript_view.core.verification import (
+    FileCheck,
+    FileState,
+    check_file,
+    list_orphans,
+    resolve_inside,
+)
+from transcript_view.viewer.messages import (
+    AnalysisFailed,
+    AnalysisReady,
+    Appended,
+    ArtifactChecked,
+    ArtifactGrew,
+    ArtifactOpened,
+    ArtifactOpenFailed,
+    IndexProgress,
+    OrphansFound,
+    Progress,
+)
+from transcript_view.viewer.pacing import give_way
+
+Post = Callable[[Message], object]
+"""Where a worker's messages go: the owning widget's `post_message` (a list's
+`append` in tests)."""
+Cancelled = Callable[[], bool]
+"""Whether the worker was cancelled (its screen closed): checked between steps."""
+
+#: Bytes indexed before the first screen is laid out; the rest follows in the background.
+FIRST_INDEX_BYTES = 1 << 20
+#: Bytes indexed per later step (between progress messages).
+INDEX_STEP_BYTES = 32 << 20
+#: Bytes of an artifact indexed between two looks at whether a key is waiting.
+ARTIFACT_STEP_BYTES = 256 << 10
+
+
+def _never() -> bool:
+    return False
+
+
+def index_transcript(transcript: Transcript, post: Post, cancelled: Cancelled = _never) -> None:
+    """Build the line index: the first megabyte at once, then the rest in steps.
+
+    The first step is small so the first screen is laid out before a huge file
+    is scanned; every step posts an `IndexProgress`, the last one `complete`.
+    """
+    step = FIRST_INDEX_BYTES
+    while True:
+        done = transcript.build_index(max_bytes=step)
+        post(
+            IndexProgress(
+                transcript.line_count, transcript.indexed_bytes, transcript.file_size(), done
+            )
+        )
+        if done or cancelled():
+            return
+        step = INDEX_STEP_BYTES
+        give_way()
+
+
+def run_analysis(transcript: Transcript, analyser: Analyser | None, post: Post) -> None:
+    """The one streaming pass (operations, markers, replay, line problems).
+
+    Following, `analyser` reads only the appended lines (after one full pass);
+    otherwise one `analyse` pass runs, whose working state is freed when it
+    ends. A bug in the pass is posted as `AnalysisFailed` rather than raised:
+    the file view must survive it.
+    """
+
+    def progress(done: int, total: int) -> None:
+        post(Progress("reading", done, total))
+        give_way()
+
+    try:
+        analysis = analyser.update(progress) if analyser is not None else analyse(
+            transcript, progress
+        )
+    except Exception as exc:
+        post(AnalysisFailed(f"{type(exc).__name__}: {exc}"))
+        return
+    post(AnalysisReady(analysis))
+
+
+def verify_files(
+    directory: Path,
+    names: Sequence[str],
+    named: set[str],
+    post: Post,
+    cancelled: Cancelled = _never,
+) -> None:
+    """Hash each named artifact (streamed), then list the directory's orphans.
+
+    One `ArtifactChecked` per file, so badges turn from "checking" to their
+    state one file at a time; `OrphansFound` last, which ends verification.
+    """
+    for i, name in enumerate(names):
+        if cancelled():
+            return
+        post(ArtifactChecked(name, check_file(directory, name), i + 1, len(names)))
+    post(OrphansFound(list_orphans(directory, named)))
+
+
+def open_artifact(
+    key: SiteKey,
+    directory: Path,
+    name: str,
+    check: FileCheck | None,
+    row_bytes: int,
+    post: Post,
+    cancelled: Cancelled = _never,
+) -> None:
+    """Index an artifact as rows, posting its first rows while the rest is indexed.
+
+    The hash is not computed here: the verification worker delivers it (and
+    the badge) as it does for every artifact, so a huge file is read once.
+    `ArtifactOpened` carries the open `FileLines` (whose descriptor the
+    receiver then owns); `ArtifactGrew` follows every `INDEX_STEP_BYTES`.
+    """
+    path, why = resolve_inside(directory, name)
+    if path is None:
+        post(ArtifactOpenFailed(key, f"{name}: {why}"))
+        return
+    try:
+        lines = FileLines(path, row_bytes=row_bytes)
+        done = lines.index(max_bytes=FIRST_INDEX_BYTES)
+        if not done:
+            lines.tail_rows()  # the end shows at once, before the index gets there
+    except (OSError, TranscriptError, ValueError) as exc:
+        post(ArtifactOpenFailed(key, f"{name}: {exc}"))
+        return
+    if check is None:
+        check = FileCheck(name, FileState.OK, "being hashed", size=lines.size, path=path)
+    post(ArtifactOpened(key, lines, check))
+    posted = lines.indexed_bytes
+    while not done and not cancelled() and not lines.closed:
+        # Small steps, so a key pressed meanwhile waits for at most one of them.
+        give_way()
+        done = lines.index(max_bytes=min(INDEX_STEP_BYTES, ARTIFACT_STEP_BYTES))
+        if done or lines.indexed_bytes - posted >= INDEX_STEP_BYTES:
+            posted = lines.indexed_bytes
+            post(ArtifactGrew(key, lines, lines.row_count))
+
+
+def poll_transcript(transcript: Transcript, post: Post) -> None:
+    """Follow mode: index what was appended since the last look (`Appended`)."""
+    try:
+        new = transcript.refresh()
+    except OSError as exc:
+        post(AnalysisFailed(f"follow: {exc}"))
+        return
+    post(Appended(new))
