@@ -89,14 +89,19 @@ def _shape(content: str, marker: Marker) -> ExcerptShape:
     return ExcerptShape(len(hb), _sha(hb), graphemes.count(head), len(tb), _sha(tb))
 
 
-def _choose_excerpt_marker(content: str, markers: list[Marker]) -> list[bool]:
-    """Which markers in a tool result are quoted (True) rather than the excerpt's own.
+def quoted_flags(role: str, content: str, markers: list[Marker]) -> list[bool]:
+    """Which markers in a message are quoted (True) rather than the excerpt's own.
 
-    The excerpt's own marker stands on a line of its own. When several do (a tool
-    that printed a transcript), the one the settle's artifact key describes is
-    resolved later; here the first line-isolated one is provisionally chosen.
+    Only a tool result has an excerpt marker of its own, and it stands on a
+    line of its own; every other marker is text *about* a marker. When several
+    stand alone (a tool that printed a transcript), the one the settle's
+    artifact key describes is resolved at the end of the pass; here the first
+    is chosen provisionally. Public because the viewer shows a transcript
+    before its pass has finished and must apply the same rule, not a copy.
     """
     quoted = [True] * len(markers)
+    if role != "tool":
+        return quoted
     for i, m in enumerate(markers):
         if m.on_own_line(content):
             quoted[i] = False
@@ -231,9 +236,7 @@ class AnalysisPass:
         markers = parse_markers(content)
         if not markers:
             return
-        quoted = (
-            _choose_excerpt_marker(content, markers) if role == "tool" else [True] * len(markers)
-        )
+        quoted = quoted_flags(role, content, markers)
         sites = []
         for marker, q in zip(markers, quoted, strict=True):
             site = MarkerSite(

@@ -171,7 +171,10 @@ class VerificationLedger:
         """Files no line names; None until the directory has been listed."""
         self._orphan_findings: list[Finding] = []
         for check in (checks or {}).values():
-            if check.name in self._by_file or check.name in self._key_only:
+            # A file once named only by a settle was checked without its grapheme
+            # count; if a marker names it now, it is hashed again with one.
+            uncounted = check.state is FileState.OK and check.chars is None
+            if (check.name in self._by_file and not uncounted) or check.name in self._key_only:
                 self.record(check)
 
     # -- what to check ----------------------------------------------------------------------------

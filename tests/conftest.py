@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from _runs import Run, write_run
+from _screen_apps import make_artifact_dir, make_transcripts_dir
 from _support import REFERENCE
 
 
@@ -24,3 +25,15 @@ def run_factory(tmp_path: Path) -> Callable[..., Run]:
 def reference_dir() -> Path:
     """The reference fixtures (the copy under tests/data/reference; read-only by habit)."""
     return REFERENCE
+
+
+@pytest.fixture
+def artifact_dir(tmp_path: Path) -> Path:
+    """An artifact directory of orphans (see `_screen_apps.make_artifact_dir`)."""
+    return make_artifact_dir(tmp_path)
+
+
+@pytest.fixture
+def transcripts_dir(tmp_path: Path) -> Path:
+    """A directory of transcripts to list (see `_screen_apps.make_transcripts_dir`)."""
+    return make_transcripts_dir(tmp_path)

@@ -1,6 +1,6 @@
 """The Textual app: a transcript screen for a file, a listing screen for a directory.
 
-`run_app` is what `viewer.cli` calls once it has checked the path; the app
+`run_app` is what `transcript_view.cli` calls once it has checked the path; the app
 itself only decides which screen comes first and wires the listing's choice to
 a transcript screen. All transcript work lives in `viewer.main_screen`.
 """

@@ -36,7 +36,7 @@ from transcript_view.core.records import ReplayEntry, SiteKey, ToolOperation
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
 from transcript_view.core.transcript import LineProblem, Transcript
 from transcript_view.viewer.context import BlockContext, BlockKey
-from transcript_view.viewer.palette import Palette, palette_of
+from transcript_view.viewer.palette import Palette
 from transcript_view.viewer.rows import (
     COLLAPSE_ROWS,
     GUTTER,
@@ -89,7 +89,7 @@ class RowBuilder:
         self.key = key
         self.line = line
         self.ctx = ctx
-        self.palette: Palette = palette_of(ctx)
+        self.palette: Palette = ctx.palette
         """Read once: every row of the block is styled from the same palette."""
         self.count_only = count_only
         self.rows: list[Row] = []

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar
 
-from transcript_view.core.analysis import Analysis
+from transcript_view.core.analysis import Analysis, quoted_flags
 from transcript_view.core.findings import Finding, Severity
 from transcript_view.core.ledger import VerificationLedger, site_state
 from transcript_view.core.markers import Marker, parse_markers
@@ -108,14 +108,8 @@ class AnalysisIndex:
         """
         if self.analysis is not None:
             return [(s.marker, s.quoted) for s in self.sites_by_line.get(line, [])]
-        out: list[tuple[Marker, bool]] = []
-        own_taken = role != "tool"
-        for m in parse_markers(content):
-            quoted = True
-            if not own_taken and m.on_own_line(content):
-                quoted, own_taken = False, True
-            out.append((m, quoted))
-        return out
+        markers = parse_markers(content)
+        return list(zip(markers, quoted_flags(role, content, markers), strict=True))
 
 
 class AnalysisState:
@@ -228,7 +222,7 @@ class BlockContext:
         self._expansion = expansion
         self.width = width
         self.palette: Palette = DEFAULT_PALETTE
-        """The styles rows are drawn with (`viewer.palette.set_palette`, by the view)."""
+        """The styles rows are drawn with, resolved from the view's component classes."""
 
     @property
     def content_width(self) -> int:

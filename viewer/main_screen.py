@@ -174,11 +174,13 @@ class TranscriptScreen(Screen[None]):
         workers.run_analysis(transcript, analyser, self.post_message)
 
     @work(thread=True, group="verify")
-    def _verify(self, directory: Path, names: list[str], named: set[str]) -> None:
+    def _verify(
+        self, directory: Path, names: list[str], named: set[str], uncounted: frozenset[str]
+    ) -> None:
         """Hash each wanted artifact (streamed), then list the directory's orphans."""
         worker = get_current_worker()
         workers.verify_files(
-            directory, names, named, self.post_message, lambda: worker.is_cancelled
+            directory, names, named, self.post_message, lambda: worker.is_cancelled, uncounted
         )
 
     @work(thread=True, group="artifact")
@@ -248,7 +250,8 @@ class TranscriptScreen(Screen[None]):
         if self.transcript is not None and ledger is not None:
             wanted = ledger.wanted()
             self._show_phase(0, len(wanted))
-            self._verify(self.transcript.artifact_dir, wanted, analysis.named_files())
+            uncounted = frozenset(n for n in wanted if not ledger.counts_chars(n))
+            self._verify(self.transcript.artifact_dir, wanted, analysis.named_files(), uncounted)
         if again and self.transcript is not None:
             self._analyse(self.transcript, self._analyser)
 

@@ -4,9 +4,10 @@ Rows are built in thread workers (layout, prefetch, search), which must not
 touch the DOM, so they cannot ask a widget for its component styles. Instead
 the widget that owns the rows (`TranscriptView`) resolves its component
 classes on the UI thread into a `Palette` — a frozen set of `rich.style.Style`
-by semantic name — and swaps it whole into the `ViewContext` the builders
-read. A builder reads one reference, never a half-updated palette, and a
-theme switch is one new palette plus a rebuild of the cached rows.
+by semantic name — and swaps it whole into the `BlockContext` the builders
+read (`BlockContext.palette`, whose one writer is the view). A builder reads
+one reference, never a half-updated palette, and a theme switch is one new
+palette plus a rebuild of the cached rows.
 
 `DEFAULT_PALETTE` is the plain-Rich palette used before a widget has styles
 (headless tests, counting-only builds): it is the look the viewer had before
@@ -206,28 +207,3 @@ def component_style(widget: _HasComponentStyles, name: str) -> Style:
     partial = widget.get_component_rich_style(name, partial=True)
     colours = Style.from_color(full.color, full.bgcolor if partial.bgcolor is not None else None)
     return colours + partial.without_color
-
-
-# -- where builders find the palette -----------------------------------------------------------
-
-_CTX_ATTRIBUTE = "palette"
-
-
-def palette_of(ctx: object) -> Palette:
-    """The palette block builders draw with: the one set on `ctx`, else the default.
-
-    The palette rides on the shared `ViewContext` (every builder already has
-    it). `ViewContext` has no field for it yet, so it is an instance
-    attribute set by `set_palette`; once it gains `palette: Palette` both
-    functions keep working unchanged.
-    """
-    palette = getattr(ctx, _CTX_ATTRIBUTE, DEFAULT_PALETTE)
-    return palette if isinstance(palette, Palette) else DEFAULT_PALETTE
-
-
-def set_palette(ctx: object, palette: Palette) -> bool:
-    """Swap `palette` into `ctx` whole (UI thread only); True when it differs."""
-    if palette_of(ctx) == palette:
-        return False
-    vars(ctx)[_CTX_ATTRIBUTE] = palette
-    return True

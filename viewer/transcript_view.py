@@ -46,7 +46,6 @@ from transcript_view.viewer.palette import (
     Palette,
     component_class,
     component_style,
-    set_palette,
 )
 from transcript_view.viewer.rows import InlineArtifact, Row
 
@@ -223,8 +222,9 @@ class TranscriptView(ScrollView, can_focus=True):
         rendered strips hold the old colours, so they are dropped.
         """
         palette = Palette.from_styles(lambda name: component_style(self, component_class(name)))
-        if not set_palette(self.ctx, palette):
+        if palette == self.ctx.palette:
             return
+        self.ctx.palette = palette
         for doc in (self.file_doc, self.model_doc):
             if doc is not None:
                 doc.invalidate()

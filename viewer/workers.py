@@ -108,16 +108,20 @@ def verify_files(
     named: set[str],
     post: Post,
     cancelled: Cancelled = _never,
+    uncounted: frozenset[str] = frozenset(),
 ) -> None:
     """Hash each named artifact (streamed), then list the directory's orphans.
 
     One `ArtifactChecked` per file, so badges turn from "checking" to their
     state one file at a time; `OrphansFound` last, which ends verification.
+    Files in `uncounted` (only a settle names them: the ledger needs to know
+    they exist, not their grapheme count) skip the count, as `--check` does.
     """
     for i, name in enumerate(names):
         if cancelled():
             return
-        post(ArtifactChecked(name, check_file(directory, name), i + 1, len(names)))
+        check = check_file(directory, name, count_chars=name not in uncounted)
+        post(ArtifactChecked(name, check, i + 1, len(names)))
     post(OrphansFound(list_orphans(directory, named)))
 
 

@@ -115,3 +115,18 @@ def test_problems_are_errors_and_warnings_and_bad_markers_mark_their_lines(
     (site,) = ledger.analysis.excerpt_sites
     assert ledger.problem_lines() == [site.line]
     assert ledger.count(Severity.ERROR) == 1 and ledger.count(Severity.WARNING) == 1
+
+
+def test_a_check_made_without_a_count_is_not_carried_to_a_marker_that_needs_one(
+    tmp_path: Path,
+) -> None:
+    """A file first named only by a settle is checked without its grapheme count."""
+    run = write_run(tmp_path, "verified")
+    with Transcript(run.path) as t:
+        t.build_index()
+        analysis = analyse(t)
+    uncounted = check_file(run.artifact_dir, run.artifact_name, count_chars=False)
+    ledger = VerificationLedger(analysis, checks={run.artifact_name: uncounted})
+    assert ledger.wanted() == [run.artifact_name]
+    counted = check_file(run.artifact_dir, run.artifact_name)
+    assert VerificationLedger(analysis, checks={run.artifact_name: counted}).wanted() == []

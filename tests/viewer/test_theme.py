@@ -34,7 +34,6 @@ from transcript_view.viewer.palette import (
     Palette,
     component_class,
     exposure_glyph,
-    palette_of,
 )
 from transcript_view.viewer.transcript_view import TranscriptView
 
@@ -70,7 +69,7 @@ async def test_a_theme_switch_restyles_role_labels_and_badges() -> None:
         await settle(pilot)
         _, dark_role = _segments_of(view, "head", "assistant")
         _, dark_badge = _segments_of(view, "marker", "verified")
-        dark_palette = palette_of(view.ctx)
+        dark_palette = view.ctx.palette
         assert dark_palette != DEFAULT_PALETTE
 
         for theme in ("textual-light", "nord"):
@@ -85,7 +84,7 @@ async def test_a_theme_switch_restyles_role_labels_and_badges() -> None:
             # Still recognisable: a verified badge is green whatever the theme.
             r, g, b = _rgb(badge.bgcolor)
             assert g > r and g > b, (theme, badge)
-            assert palette_of(view.ctx) != dark_palette
+            assert view.ctx.palette != dark_palette
             app.screen.header.render()  # the header draws in the new theme too
 
 
@@ -98,7 +97,7 @@ async def test_every_badge_keeps_its_colour_family_in_each_theme() -> None:
         for theme in ("textual-dark", "textual-light", "nord"):
             app.theme = theme
             await settle(pilot)
-            palette = palette_of(view.ctx)
+            palette = view.ctx.palette
             green = _rgb(palette.badge(MarkerState.VERIFIED).bgcolor)
             red = _rgb(palette.badge(MarkerState.MISSING).bgcolor)
             yellow = _rgb(palette.badge(MarkerState.NOT_STORED).bgcolor)
