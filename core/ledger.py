@@ -162,11 +162,18 @@ class VerificationLedger:
                 line = ops.line("settle", row)
                 self._key_only.setdefault(key_file, []).append(line)
         self._checks: dict[str, FileCheck] = {}
-        self._states: dict[SiteKey, MarkerState] = {}
-        self._site_findings: dict[SiteKey, list[Finding]] = {}
+        # One entry per marker, (badge, findings) replaced together, so a reader on
+        # another thread never sees a new badge with the old findings.
+        self._verdicts: dict[SiteKey, tuple[MarkerState, list[Finding]]] = {}
         self._key_findings: dict[str, list[Finding]] = {}
         for site in self._sites:
-            self._states[site.key], self._site_findings[site.key] = site_state(site, None)
+            self._verdicts[site.key] = site_state(site, None)
+        # What a line's own rows show (not a marker's): the analysis's errors and
+        # warnings, then missing files only a settle names. Lists replaced whole.
+        self._line_findings: dict[int, list[Finding]] = {}
+        for f in analysis.findings:
+            if f.line is not None and f.severity is not Severity.NOTE:
+                self._line_findings.setdefault(f.line, []).append(f)
         self.orphans: list[OrphanFile] | None = None
         """Files no line names; None until the directory has been listed."""
         self._orphan_findings: list[Finding] = []
@@ -194,25 +201,34 @@ class VerificationLedger:
 
     # -- recording -----------------------------------------------------------------------------
 
-    def record(self, check: FileCheck) -> list[SiteKey]:
-        """Take one file's check; returns the markers whose badge or findings it changed."""
+    def record(self, check: FileCheck) -> list[int]:
+        """Take one file's check; returns the lines whose rows it changed, sorted.
+
+        A line changes when a marker on it gets another badge or other findings,
+        or when a settle on it names a file that turns out to be missing.
+        """
         name = check.name
         self._checks[name] = check
-        changed: list[SiteKey] = []
+        changed: set[int] = set()
         for site in self._by_file.get(name, ()):
-            key = site.key
-            state, findings = site_state(site, check)
-            if state is not self._states.get(key) or findings != self._site_findings.get(key):
-                changed.append(key)
-            self._states[key], self._site_findings[key] = state, findings
+            verdict = site_state(site, check)
+            if verdict != self._verdicts.get(site.key):
+                changed.add(site.line)
+            self._verdicts[site.key] = verdict
         lines = self._key_only.get(name)
         if lines is not None:
-            self._key_findings[name] = (
+            old = self._key_findings.get(name, [])
+            new = (
                 [Finding("missing-artifact", line, name, check.detail) for line in lines]
                 if check.state is FileState.MISSING
                 else []
             )
-        return changed
+            self._key_findings[name] = new
+            for f in (f for f in new if f not in old):
+                assert f.line is not None
+                self._line_findings[f.line] = [*self._line_findings.get(f.line, []), f]
+                changed.add(f.line)
+        return sorted(changed)
 
     def record_orphans(self, orphans: Sequence[OrphanFile]) -> None:
         """Take the listing of the artifact directory: files no line names."""
@@ -240,11 +256,21 @@ class VerificationLedger:
         A key that is no excerpt marker (a quoted one) reads as `NOT_STORED`:
         nothing is verified for it.
         """
-        return self._states.get(key, MarkerState.NOT_STORED)
+        verdict = self._verdicts.get(key)
+        return verdict[0] if verdict is not None else MarkerState.NOT_STORED
 
     def findings_of(self, key: SiteKey) -> list[Finding]:
         """What verifying this marker found (missing file, digest mismatch, chars differ...)."""
-        return self._site_findings.get(key, [])
+        verdict = self._verdicts.get(key)
+        return verdict[1] if verdict is not None else []
+
+    def line_findings(self, line: int) -> list[Finding]:
+        """The errors and warnings a line shows on its own rows (not under a marker)."""
+        return self._line_findings.get(line, [])
+
+    def finding_lines(self) -> set[int]:
+        """Lines that show findings on their own rows."""
+        return set(self._line_findings)
 
     def is_bad(self, key: SiteKey) -> bool:
         """Whether this marker's badge says something is wrong."""
@@ -263,17 +289,17 @@ class VerificationLedger:
     @property
     def verified(self) -> int:
         """Markers whose artifact is there and is what the marker says."""
-        return sum(1 for s in self._states.values() if s is MarkerState.VERIFIED)
+        return sum(1 for s, _ in self._verdicts.values() if s is MarkerState.VERIFIED)
 
     def states(self) -> list[MarkerState]:
         """Each excerpt marker's badge, in the order of `analysis.excerpt_sites`."""
-        return [self._states[s.key] for s in self._sites]
+        return [self._verdicts[s.key][0] for s in self._sites]
 
     def findings(self) -> list[Finding]:
         """Everything `--check` reports for this transcript, in its order."""
         out = list(self.analysis.findings)
         for site in self._sites:
-            out.extend(self._site_findings[site.key])
+            out.extend(self._verdicts[site.key][1])
         for name in sorted(self._key_findings):
             out.extend(self._key_findings[name])
         out.extend(self._orphan_findings)
@@ -291,5 +317,5 @@ class VerificationLedger:
     def problem_lines(self) -> list[int]:
         """Transcript lines with a problem (a finding, or a marker in a bad state), sorted."""
         lines = {f.line for f in self.problems() if f.line is not None}
-        lines.update(key.line for key, state in self._states.items() if state.is_bad)
+        lines.update(key.line for key, (state, _) in self._verdicts.items() if state.is_bad)
         return sorted(lines)

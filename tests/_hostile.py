@@ -3,8 +3,9 @@
 Cases are code, not committed files, because most of them cannot be committed
 (fifos, devices, symlinks leaving the tree, permission bits, 50 MB lines) and the
 rest are clearer as the two lines that make them. Each case says what `--check`
-must answer; `test_hostile.py` holds both `--check` and the viewer to it, and the
-README's table is this table.
+must answer; `robustness/test_hostile.py` holds `--check` to it,
+`robustness/test_viewer_hostile.py` the viewer, and the README's table is this
+table.
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ async def wait_until_quiet(pilot: Pilot[Any], rounds: int = 50) -> None:
             await pilot.pause()
             if not _busy(pilot):
                 return
+    busy = [w.name for w in pilot.app.workers if w.state.name in ("PENDING", "RUNNING")]
+    raise AssertionError(f"workers still busy after {rounds} rounds: {busy}")
 
 
 async def settle(pilot: Any) -> None:
@@ -65,3 +67,4 @@ async def settle_except(pilot: Any, group: str) -> None:
         ]
         if not busy:
             return
+    raise AssertionError(f"workers outside {group!r} still busy after 50 rounds")

@@ -207,9 +207,9 @@ class RowBuilder:
             self.text(rest)
 
     def findings(self) -> None:
-        """Errors and warnings the analysis found on this line, one row each."""
-        for f in self.ctx.findings_by_line.get(self.line, []):
-            if f.kind in ("malformed-line", "torn-tail") and not self.rows:
+        """Errors and warnings on this line (the ledger's), one row each."""
+        for f in self.ctx.line_findings(self.line):
+            if f.kind in _LINE_KINDS and not self.rows:
                 continue
             self.finding_row(f)
 
@@ -291,12 +291,20 @@ def _role_head(p: Palette, role: str, msg: Message | None, extra: str = "") -> T
     return head
 
 
+#: Findings that stand for a line that is not an envelope (shown as its problem row).
+_LINE_KINDS = frozenset({"malformed-line", "torn-tail"})
+
+
 def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
     """Rows for one transcript line in file order."""
     ctx = b.ctx
     p = b.palette
     if isinstance(parsed, LineProblem):
-        head = Text(f"✗ {parsed.kind}  ", style=p.error)
+        # The kind `--check` reports for this line once the analysis has decided
+        # (a bad last line is `torn-tail` only if something else parsed); the
+        # reader's own word for it until then.
+        decided = [f.kind for f in ctx.line_findings(b.line) if f.kind in _LINE_KINDS]
+        head = Text(f"✗ {decided[0] if decided else parsed.kind}  ", style=p.error)
         head.append(visible(parsed.message), style=p.bad)
         b.head(head, "problem")
         b.text("raw: " + parsed.raw.decode("utf-8", errors="replace"), style=p.dim, limit=2)

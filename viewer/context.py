@@ -5,10 +5,11 @@ thread takes new analyses, file checks and key presses, so nothing a builder
 reads may be half-written or written by two owners:
 
 - `AnalysisIndex`: read-only lookups built once per analysis (sites by line,
-  site by key, operation lookups, findings by line) and swapped in whole.
+  site by key, operation lookups) and swapped in whole.
 - `AnalysisState`: the analysis on show, its index and its
   `core.ledger.VerificationLedger`; written only by the transcript screen's
-  message handlers, which feed the ledger and never decide a verdict.
+  message handlers, which feed the ledger and never decide a verdict (badges,
+  and the findings each line shows, are the ledger's).
 - `Expansion`: which blocks are expanded, keyed by `BlockKey`; written only by
   the `TranscriptView` (enter, a search hit in a collapsed block).
 - the open inline artifacts: written only by `viewer.inline.InlineArtifacts`.
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar
 
 from transcript_view.core.analysis import Analysis, quoted_flags
-from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.findings import Finding
 from transcript_view.core.ledger import VerificationLedger, site_state
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import MarkerSite, SiteKey, ToolOperation
@@ -69,7 +70,6 @@ class AnalysisIndex:
     op_by_call: OpLookup[tuple[int, str]] = field(default_factory=lambda: OpLookup(_none))
     op_by_dispatch: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
     op_by_settle: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
-    findings_by_line: Mapping[int, list[Finding]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, analysis: Analysis) -> AnalysisIndex:
@@ -80,10 +80,6 @@ class AnalysisIndex:
             sites_by_line.setdefault(site.line, []).append(site)
             site_by_key[site.key] = site
         ops = analysis.operations
-        findings_by_line: dict[int, list[Finding]] = {}
-        for f in analysis.findings:
-            if f.line is not None and f.severity is not Severity.NOTE:
-                findings_by_line.setdefault(f.line, []).append(f)
         return cls(
             analysis,
             sites_by_line,
@@ -92,12 +88,11 @@ class AnalysisIndex:
             OpLookup(lambda key: ops.at_call(*key)),
             OpLookup(lambda line: ops.at("dispatch", line)),
             OpLookup(lambda line: ops.at("settle", line)),
-            findings_by_line,
         )
 
-    def lines_with_rows(self) -> set[int]:
-        """Lines that carry marker or finding rows: the blocks an analysis can resize."""
-        return set(self.sites_by_line) | set(self.findings_by_line)
+    def lines_with_markers(self) -> set[int]:
+        """Lines that carry marker rows: blocks an analysis can resize (with finding lines)."""
+        return set(self.sites_by_line)
 
     def markers_of(self, line: int, role: str, content: str) -> list[tuple[Marker, bool]]:
         """(marker, quoted) for each marker in a message's content.
@@ -132,15 +127,23 @@ class AnalysisState:
 
     def adopt(self, analysis: Analysis) -> set[int]:
         """Take a new analysis; returns the lines whose blocks may change height."""
-        old = self.index
+        old_index, old_ledger = self.index, self.ledger
         self.index = AnalysisIndex.build(analysis)
-        carried = self.ledger.checks if self.ledger is not None else None
+        carried = old_ledger.checks if old_ledger is not None else None
         self.ledger = VerificationLedger(analysis, carried)
-        return old.lines_with_rows() | self.index.lines_with_rows()
+        changed = old_index.lines_with_markers() | self.index.lines_with_markers()
+        changed |= self.ledger.finding_lines()
+        if old_ledger is not None:
+            changed |= old_ledger.finding_lines()
+        return changed
 
-    def record(self, check: FileCheck) -> list[SiteKey]:
-        """One file hashed: the markers whose badge or findings it changed."""
+    def record(self, check: FileCheck) -> list[int]:
+        """One file hashed: the lines whose rows it changed (the ledger says which)."""
         return self.ledger.record(check) if self.ledger is not None else []
+
+    def line_findings(self, line: int) -> list[Finding]:
+        """The errors and warnings a line shows on its own rows (the ledger's)."""
+        return self.ledger.line_findings(line) if self.ledger is not None else []
 
     def record_orphans(self, orphans: list[OrphanFile]) -> None:
         """The artifact directory was listed."""
@@ -244,10 +247,9 @@ class BlockContext:
         """Marker sites of each line."""
         return self._state.index.sites_by_line
 
-    @property
-    def findings_by_line(self) -> Mapping[int, list[Finding]]:
-        """Errors and warnings the analysis found on each line."""
-        return self._state.index.findings_by_line
+    def line_findings(self, line: int) -> list[Finding]:
+        """The errors and warnings a line shows on its own rows (not under a marker)."""
+        return self._state.line_findings(line)
 
     @property
     def op_by_message(self) -> OpLookup[int]:

@@ -38,7 +38,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.filelines import FileLines
-from transcript_view.core.text import human_size
+from transcript_view.core.text import human_size, visible
 from transcript_view.core.transcript import TranscriptError
 from transcript_view.viewer import sanitize
 from transcript_view.viewer.pacing import give_way
@@ -355,7 +355,7 @@ class FileView(ScrollView, can_focus=True):
             start, end = lines.row_span(row)
             data = lines.row_bytes_of(row)
         except (OSError, ValueError, IndexError) as exc:
-            note = sanitize.visible(f"(cannot read this row: {exc})")
+            note = visible(f"(cannot read this row: {exc})")
             style = self.get_component_rich_style("fileview--note")
             return Strip.blank(self._gutter_width, base), Strip([Segment(note, style)]), base
         segments: list[Segment] = []
@@ -363,7 +363,7 @@ class FileView(ScrollView, can_focus=True):
         style = base
         for a, b in self._pieces(start, end):
             style = self._style_for(self._region_of(a), base)
-            shown = sanitize.visible(data[a - start : b - start].decode("utf-8", "replace"))
+            shown = visible(data[a - start : b - start].decode("utf-8", "replace"))
             if shown:
                 segments.append(Segment(shown, style))
                 width += cell_len(shown)
@@ -402,7 +402,7 @@ class FileView(ScrollView, can_focus=True):
         if row >= lines.row_count:
             if row == lines.row_count:
                 if self._error is not None:
-                    return self._note(sanitize.visible(f"read error: {self._error}"), width, base)
+                    return self._note(visible(f"read error: {self._error}"), width, base)
                 if not lines.complete:
                     return self._note(f"… {self.status}", width, base)
                 if row == 0:

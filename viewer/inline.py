@@ -221,6 +221,9 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
     def failed(self, key: SiteKey, reason: str) -> Refused | None:
         """An index failed: why, unless the artifact was closed meanwhile."""
         if key not in self._indexing:
+            if key in self._open:
+                # It failed after its first rows were shown: they stay.
+                return Refused(reason, "warning", "Stopped reading the artifact")
             return None
         self._indexing.discard(key)
         if key in self._open:

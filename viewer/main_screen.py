@@ -173,7 +173,9 @@ class TranscriptScreen(Screen[None]):
         """The one streaming pass: operations, markers, replay, line problems."""
         workers.run_analysis(transcript, analyser, self.post_message)
 
-    @work(thread=True, group="verify")
+    # Exclusive: a re-analysis (follow mode) hashes what its ledger wants and
+    # lists orphans against its own named files; an older run must not land after.
+    @work(thread=True, group="verify", exclusive=True)
     def _verify(
         self, directory: Path, names: list[str], named: set[str], uncounted: frozenset[str]
     ) -> None:
@@ -262,7 +264,7 @@ class TranscriptScreen(Screen[None]):
         ledger = self.state.ledger
         if ledger is not None:
             self.artifacts.checked(msg.check, ledger.state)
-        for line in sorted({key.line for key in changed}):
+        for line in changed:
             self.view.rebuild_line(line)
         self._update_counts()
 

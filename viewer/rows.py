@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.cells import cell_len, chop_cells
 from rich.text import Text
@@ -51,7 +52,7 @@ def wrap(text: str, width: int) -> list[str]:
     """Split `text` into display rows of at most `width` cells, made visible.
 
     LF separates rows (and is the only character not shown as a glyph); every
-    other control becomes a visible glyph via `sanitize.visible` before the
+    other control becomes a visible glyph via `core.text.visible` before the
     text is cut, so a cut can never split an escape sequence.
     """
     width = max(width, 1)
@@ -109,6 +110,17 @@ class Row:
     """A wrapped continuation of the row above (a long marker's second row)."""
 
 
+class _Shown(NamedTuple):
+    """Which rows of an inline artifact are shown: one value, replaced whole."""
+
+    known: int
+    """Indexed rows taken in."""
+    tail: tuple[tuple[int, int], ...]
+    """Byte spans of the file's last rows, shown before the index reaches them."""
+    gap: tuple[int, int] | None
+    """Bytes between the indexed rows and the tail (one "not indexed yet" row)."""
+
+
 class InlineArtifact:
     """An artifact opened under its marker: header, one row per file row, footer.
 
@@ -136,9 +148,7 @@ class InlineArtifact:
         self.state = state
         self.head_bytes = head_bytes
         self.tail_bytes = tail_bytes
-        self._known_rows = 0
-        self._tail: list[tuple[int, int]] = []
-        self._gap: tuple[int, int] | None = None
+        self._shown = _Shown(0, (), None)
         self.known_rows = lines.row_count
 
     #: Rows before the file's own rows: name and badge, sizes and digest, the legend.
@@ -148,29 +158,31 @@ class InlineArtifact:
     def known_rows(self) -> int:
         """Indexed rows shown: set on the UI thread only, so the layout never moves
         under it while the indexing worker finds more."""
-        return self._known_rows
+        return self._shown.known
 
     @known_rows.setter
     def known_rows(self, rows: int) -> None:
-        self._known_rows = rows
+        # Computed aside and swapped in as one value: layout and prefetch workers
+        # count and build these rows while the UI thread grows them.
         lines = self.lines
         if lines.complete and rows >= lines.row_count:
-            self._tail, self._gap = [], None
+            self._shown = _Shown(rows, (), None)
             return
         head_stop = lines.row_stop(rows - 1) if rows else 0
-        tail = [span for span in lines.tail_rows() if span[0] >= head_stop]
-        self._tail = tail
-        self._gap = (head_stop, tail[0][0]) if tail and tail[0][0] > head_stop else None
+        tail = tuple(span for span in lines.tail_rows() if span[0] >= head_stop)
+        gap = (head_stop, tail[0][0]) if tail and tail[0][0] > head_stop else None
+        self._shown = _Shown(rows, tail, gap)
 
     @property
     def complete(self) -> bool:
         """Every row of the file is shown (indexing finished and taken in)."""
-        return self.lines.complete and self._known_rows >= self.lines.row_count
+        return self.lines.complete and self._shown.known >= self.lines.row_count
 
     @property
     def file_rows(self) -> int:
         """Rows between the header and the footer: indexed, the gap row, the tail."""
-        return self._known_rows + (self._gap is not None) + len(self._tail)
+        shown = self._shown
+        return shown.known + (shown.gap is not None) + len(shown.tail)
 
     @property
     def count(self) -> int:
@@ -234,13 +246,14 @@ class InlineArtifact:
             )
             return Row(end, "art-end", line, self.site_key)
         n = i - self.HEADER_ROWS
-        if n < self._known_rows:
+        shown = self._shown
+        if n < shown.known:
             start, stop = self.lines.row_span(n)
             return self._file_row(start, stop, self.lines.row_bytes_of(n), line, width, p)
-        n -= self._known_rows
-        if self._gap is not None:
+        n -= shown.known
+        if shown.gap is not None:
             if n == 0:
-                lo, hi = self._gap
+                lo, hi = shown.gap
                 gap = Text(indent + exposure_glyph(False) + " ", style=p.notice)
                 gap.append(
                     f"… {hi - lo:,} bytes not indexed yet; the file's last rows follow",
@@ -249,7 +262,7 @@ class InlineArtifact:
                 gap.truncate(width, overflow="ellipsis")
                 return Row(gap, "art", line, self.site_key)
             n -= 1
-        start, stop = self._tail[n]
+        start, stop = shown.tail[n]
         return self._file_row(start, stop, self.lines.read(start, stop), line, width, p)
 
     def _file_row(

@@ -19,9 +19,9 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from transcript_view.core.text import TAB_SIZE, visible
+from transcript_view.core.text import visible
 
-__all__ = ["TAB_SIZE", "text", "visible"]
+__all__ = ["text"]
 
 
 def text(

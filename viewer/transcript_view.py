@@ -55,8 +55,6 @@ LAYOUT_CHUNK = 400
 #: Seconds between layout messages after the first one.
 LAYOUT_POST_SECONDS = 0.25
 
-CURSOR_STYLE = Style(bgcolor="#2b3d5c")
-HIT_STYLE = Style(color="black", bgcolor="yellow")
 
 
 @dataclass
@@ -127,11 +125,18 @@ class TranscriptView(ScrollView, can_focus=True):
         & > .transcript-view--ok { color: $text-success; }
         & > .transcript-view--warning { color: $text-warning; text-style: bold; }
         & > .transcript-view--notice { color: $text-warning; }
+        /* The view's own: the cursor row (over the row's colours) and search hits. */
+        & > .transcript-view--cursor { background: $primary 30%; }
+        & > .transcript-view--hit { color: black; background: $warning; }
     }
     """
 
     #: One per `viewer.palette.Palette` field: rows are styled from these via the palette.
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *PALETTE_CLASSES,
+        "transcript-view--cursor",
+        "transcript-view--hit",
+    }
 
     #: Generated from the key table (`viewer.keys`), which also writes the help.
     BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.VIEW)
@@ -139,12 +144,6 @@ class TranscriptView(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
     search_query: reactive[str] = reactive("", init=False)
     """The active search (empty: none). Not `query`: that is `DOMNode.query()`."""
-
-    @dataclass
-    class Activated(Message):
-        """Enter or a click on a row: the screen decides what it opens."""
-
-        row: Row
 
     @dataclass
     class ArtifactRequested(Message):
@@ -204,6 +203,10 @@ class TranscriptView(ScrollView, can_focus=True):
         """Follow mode at the bottom: new rows move the cursor to the end."""
         self.hits: list[int] = []
         """Blocks of the current document containing the search query."""
+        self._cursor_style = Style(bgcolor="#2b3d5c")
+        """The cursor row's background (from a component class once mounted)."""
+        self._hit_style = Style(color="black", bgcolor="yellow")
+        """A search hit's colours (likewise)."""
 
     # -- styles ---------------------------------------------------------------------
 
@@ -222,9 +225,11 @@ class TranscriptView(ScrollView, can_focus=True):
         rendered strips hold the old colours, so they are dropped.
         """
         palette = Palette.from_styles(lambda name: component_style(self, component_class(name)))
-        if palette == self.ctx.palette:
+        cursor = Style(bgcolor=component_style(self, "transcript-view--cursor").bgcolor)
+        hit = component_style(self, "transcript-view--hit")
+        if (palette, cursor, hit) == (self.ctx.palette, self._cursor_style, self._hit_style):
             return
-        self.ctx.palette = palette
+        self.ctx.palette, self._cursor_style, self._hit_style = palette, cursor, hit
         for doc in (self.file_doc, self.model_doc):
             if doc is not None:
                 doc.invalidate()
@@ -446,12 +451,6 @@ class TranscriptView(ScrollView, can_focus=True):
             self.scroll_to(y=max(row - anchor.above, 0), animate=False, immediate=True)
         self.refresh()
 
-    def refresh_rows(self) -> None:
-        """Drop rendered strips (badges or highlights changed) and repaint."""
-        self.doc.invalidate()
-        self._strips.clear()
-        self.refresh()
-
     # -- what the screen tells the view -------------------------------------------------------
 
     @property
@@ -613,11 +612,11 @@ class TranscriptView(ScrollView, can_focus=True):
             if at != -1:
                 text = text.copy()
                 while at != -1:
-                    text.stylize(HIT_STYLE, at, at + len(needle))
+                    text.stylize(self._hit_style, at, at + len(needle))
                     at = plain.find(needle, at + len(needle))
         segments = list(text.render(self.app.console))
         strip = Strip(segments).crop_extend(0, width, None)
-        return strip.apply_style(base + CURSOR_STYLE if cursor else base)
+        return strip.apply_style(base + self._cursor_style if cursor else base)
 
     # -- cursor --------------------------------------------------------------------------
 

@@ -160,7 +160,13 @@ def open_artifact(
     while not done and not cancelled() and not lines.closed:
         # Small steps, so a key pressed meanwhile waits for at most one of them.
         give_way()
-        done = lines.index(max_bytes=min(INDEX_STEP_BYTES, ARTIFACT_STEP_BYTES))
+        try:
+            done = lines.index(max_bytes=min(INDEX_STEP_BYTES, ARTIFACT_STEP_BYTES))
+        except (OSError, ValueError) as exc:
+            # The file went away or was truncated part-way: the rows found so
+            # far stay on screen, and the receiver says why the rest is not.
+            post(ArtifactOpenFailed(key, f"{name}: {exc}"))
+            return
         if done or lines.indexed_bytes - posted >= INDEX_STEP_BYTES:
             posted = lines.indexed_bytes
             post(ArtifactGrew(key, lines, lines.row_count))

@@ -5,8 +5,9 @@ feeds it from worker messages one check at a time and draws the result, so
 this is checked end to end: `--check --json` runs on a file, the viewer opens
 the same file headlessly and is left until every worker is done, then the
 header's counts and the badge drawn on each marker's row are compared with
-the JSON. The corpus: every reference transcript, the bundled examples, every
-hostile case both accept, and the case that once disagreed (an `artifact` key
+the JSON, and every problem with a line must be drawn on it. The corpus:
+every reference transcript, the bundled examples, every hostile case both
+accept, and the case that once disagreed (an `artifact` key
 naming a missing file with no marker).
 """
 
@@ -88,3 +89,16 @@ async def _compare(path: Path, expected: dict[str, Any]) -> None:
         for badge in expected["badges"]:
             drawn = _drawn_badge(screen, SiteKey(badge["line"], badge["start"]))
             assert f" {badge['state']} " in drawn[:40], (badge, drawn)
+        # Every counted problem that has a line is drawn on that line's block.
+        for f in problems:
+            if f["line"] is not None:
+                shown = _drawn_text(screen, f["line"])
+                assert f["kind"] in shown, (f, shown)
+
+
+def _drawn_text(screen: TranscriptScreen, line: int) -> str:
+    """Every row the file view draws for transcript `line`, expanded, as plain text."""
+    doc = screen.view.doc
+    index = doc.source.index_of_line(line)
+    assert index is not None, f"line {line} is not laid out"
+    return "\n".join(r.text.plain for r in doc.source.build(index, expand=True).text_rows())

@@ -62,7 +62,7 @@ def test_each_badge_case_is_decided_by_its_file_check(tmp_path: Path, state: str
     assert ledger.wanted() == ([run.artifact_name] if waits else [])
     if waits:
         changed = ledger.record(check_file(run.artifact_dir, run.artifact_name))
-        assert changed == [site.key]
+        assert changed == [site.line]  # the marker's line is drawn again
         # The same check again changes nothing: the viewer repaints nothing.
         assert ledger.record(check_file(run.artifact_dir, run.artifact_name)) == []
     assert ledger.state(site.key).value == state
@@ -84,7 +84,10 @@ def test_a_settle_naming_a_missing_file_without_a_marker_is_two_problems(
     assert [f.kind for f in ledger.problems()] == ["metadata-mismatch"]
     assert ledger.wanted() == ["6f7d06d2-f2c5-45a3-b687-c72851c5ef8b.txt"]
     assert not ledger.counts_chars(ledger.wanted()[0])
-    ledger.record(check_file(path.parent / "keyonly.artifacts", ledger.wanted()[0]))
+    assert [f.kind for f in ledger.line_findings(6)] == ["metadata-mismatch"]
+    changed = ledger.record(check_file(path.parent / "keyonly.artifacts", ledger.wanted()[0]))
+    assert changed == [6]  # the settle's line gains a row: the viewer draws it again
+    assert [f.kind for f in ledger.line_findings(6)] == ["metadata-mismatch", "missing-artifact"]
     ledger.record_orphans([])
     assert [f.kind for f in ledger.problems()] == ["metadata-mismatch", "missing-artifact"]
     assert ledger.problem_lines() == [6]

@@ -1,6 +1,6 @@
 """The viewer on the hostile corpus: it opens, renders and stays inert, and writes nothing.
 
-`test_hostile.py` holds `--check` to every case of `tests/hostile.py`; this file
+`test_hostile.py` holds `--check` to every case of `tests/_hostile.py`; this file
 holds the interactive viewer to the same cases. A case `--check` refuses with
 exit 2 must be refused by the viewer's command line too, with one clear line
 on stderr (and a fifo must not block it); every other case must open, let all

@@ -176,3 +176,25 @@ async def test_the_artifact_screen_legend_and_gutter_use_the_shared_glyphs(
         assert gutters[0] == exposure_glyph(True) and gutters[10] == exposure_glyph(False)
         app.theme = "textual-light"  # restyles the legend without crashing
         await settle(pilot)
+
+
+@sync
+async def test_the_cursor_row_and_search_hits_follow_the_theme() -> None:
+    """They were fixed colours: a dark-blue cursor is unreadable on a light theme."""
+    app = TranscriptApp(EXAMPLES / "demo.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(TranscriptView)
+        await pilot.press("slash", *"cargo", "enter")
+        await settle(pilot)
+        seen: dict[str, tuple[object, object]] = {}
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            await settle(pilot)
+            y = view.cursor - int(view.scroll_y)
+            strip = view.render_line(y)
+            cursor_bg = {s.style.bgcolor for s in strip if s.style is not None} - {None}
+            hit = [s.style for s in strip if s.style is not None and "argo" in s.text.lower()]
+            assert hit, "the cursor is on a hit"
+            seen[theme] = (frozenset(cursor_bg), hit[0].bgcolor)
+        assert seen["textual-dark"][0] != seen["textual-light"][0]

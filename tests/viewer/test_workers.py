@@ -5,6 +5,7 @@ the screen would have been sent."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _runs import Run, write_key_without_marker, write_run
@@ -112,7 +113,7 @@ def test_verify_hashes_each_wanted_file_then_lists_orphans(tmp_path: Path) -> No
     )
     assert [o.name for o in found.orphans] == ["lost.txt"]
     # What the screen does with them: feed the ledger, nothing else.
-    assert ledger.record(checked.check) == [analysis.excerpt_sites[0].key]
+    assert ledger.record(checked.check) == [analysis.excerpt_sites[0].line]
     ledger.record_orphans(found.orphans)
     assert ledger.complete and ledger.verified == 1
 
@@ -165,6 +166,43 @@ def test_open_artifact_fails_with_a_reason(tmp_path: Path) -> None:
     (failed,) = posted
     assert isinstance(failed, ArtifactOpenFailed)
     assert failed.reason == f"{run.artifact_name}: missing"
+
+
+def test_an_artifact_that_fails_part_way_says_why_and_keeps_its_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bug: an error after the first rows escaped the worker (and killed the app)."""
+    run = write_run(tmp_path)
+    monkeypatch.setattr(workers, "FIRST_INDEX_BYTES", 300)
+    real = FileLines.index
+    calls = 0
+
+    def index(self: FileLines, *args: Any, **kwargs: Any) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            raise OSError(5, "Input/output error")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(FileLines, "index", index)
+    site = _site(run)
+    key = site.key
+    posted: list[Message] = []
+    row_bytes = row_bytes_for(WIDTH)
+    workers.open_artifact(
+        key, run.artifact_dir, run.artifact_name, None, row_bytes, posted.append
+    )
+    opened, failed = posted
+    assert isinstance(opened, ArtifactOpened) and isinstance(failed, ArtifactOpenFailed)
+    assert "Input/output error" in failed.reason
+    arts = InlineArtifacts()
+    arts.toggle(key, site, WIDTH)
+    shown = arts.opened(key, opened.lines, opened.check, site, MarkerState.CHECKING, WIDTH)
+    assert shown is not None
+    refused = arts.failed(key, failed.reason)
+    assert refused is not None and refused.severity == "warning"
+    assert key in arts  # the rows found so far stay on screen
+    arts.close_all()
 
 
 def test_poll_posts_how_many_lines_were_appended(tmp_path: Path) -> None:

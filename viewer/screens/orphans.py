@@ -33,7 +33,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
-from transcript_view.core.text import human_size, plural
+from transcript_view.core.text import human_size, plural, visible
 from transcript_view.core.transcript import TranscriptError, open_readonly
 from transcript_view.core.verification import OrphanFile, resolve_inside
 from transcript_view.viewer import sanitize
@@ -67,7 +67,7 @@ def read_preview(directory: Path, name: str, limit: int = PREVIEW_BYTES) -> list
     try:
         fd = open_readonly(path)
     except (TranscriptError, OSError) as exc:
-        return [sanitize.visible(f"(not previewed: {getattr(exc, 'strerror', None) or exc})")]
+        return [visible(f"(not previewed: {getattr(exc, 'strerror', None) or exc})")]
     try:
         data = os.pread(fd, limit, 0)
     except OSError as exc:
@@ -80,7 +80,7 @@ def read_preview(directory: Path, name: str, limit: int = PREVIEW_BYTES) -> list
     if len(data) == limit and "\n" in text:
         # The last line was cut by the read limit; show only whole lines.
         text = text[: text.rfind("\n")]
-    return [sanitize.visible(line) for line in text.split("\n")]
+    return [visible(line) for line in text.split("\n")]
 
 
 class RowTable(DataTable[Text]):
@@ -250,7 +250,7 @@ class OrphansScreen(Screen[None]):
             if worker.is_cancelled:
                 return
             if o.kind != "file":
-                previews[o.name] = [sanitize.visible(f"({o.kind}: not read)")]
+                previews[o.name] = [visible(f"({o.kind}: not read)")]
                 continue
             previews[o.name] = read_preview(self.artifact_dir, o.name)
         self.post_message(self.PreviewsRead(previews))
@@ -303,11 +303,11 @@ class OrphansScreen(Screen[None]):
         """Push an `ArtifactScreen` for `name`, or say why it cannot be opened."""
         orphan = next((o for o in self.orphans if o.name == name), None)
         if orphan is not None and orphan.kind != "file":
-            self.notify(sanitize.visible(f"{name}: {orphan.kind}, not opened"), markup=False)
+            self.notify(visible(f"{name}: {orphan.kind}, not opened"), markup=False)
             return
         path, why = resolve_inside(self.artifact_dir, name)
         if path is None:
-            self.notify(sanitize.visible(f"{name}: {why}"), severity="error", markup=False)
+            self.notify(visible(f"{name}: {why}"), severity="error", markup=False)
             return
         self.app.push_screen(ArtifactScreen(path, f"{self.artifact_dir.name}/{name}"))
 
