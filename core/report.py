@@ -47,11 +47,14 @@ class Report:
     verified: int
     findings: list[Finding]
     analysis: Analysis | None = None
-    states: dict[int, MarkerState] = field(default_factory=dict)
-    """Badge per excerpt site, keyed by its index in `analysis.excerpt_sites`."""
     orphans: list[OrphanFile] = field(default_factory=list)
     badges: list[Badge] = field(default_factory=list)
     """Each excerpt marker's line, file and state, in transcript order."""
+
+    @property
+    def states(self) -> dict[int, MarkerState]:
+        """Badge per excerpt marker, keyed by its index in `analysis.excerpt_sites`."""
+        return {i: b.state for i, b in enumerate(self.badges)}
 
     def count(self, severity: Severity) -> int:
         """How many findings have this severity."""
@@ -128,7 +131,6 @@ def report_of(ledger: VerificationLedger) -> Report:
         verified=ledger.verified,
         findings=ledger.findings(),
         analysis=analysis,
-        states=dict(enumerate(ledger.states())),
         orphans=list(ledger.orphans or []),
         badges=[
             Badge(s.line, s.marker.start, s.marker.file, ledger.state(s.key))

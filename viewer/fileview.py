@@ -27,7 +27,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -41,6 +41,7 @@ from transcript_view.core.filelines import FileLines
 from transcript_view.core.text import human_size, visible
 from transcript_view.core.transcript import TranscriptError
 from transcript_view.viewer import sanitize
+from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.pacing import give_way
 from transcript_view.viewer.palette import (
     EXPOSURE_GLYPHS,
@@ -117,16 +118,7 @@ class FileView(ScrollView, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "scroll_up", "Up", show=False),
-        Binding("down", "scroll_down", "Down", show=False),
-        Binding("left", "scroll_left", "Left", show=False),
-        Binding("right", "scroll_right", "Right", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown,space", "page_down", "Page down", show=False),
-        Binding("home", "scroll_home", "Top"),
-        Binding("end", "scroll_end", "End"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.FILE_VIEW)
 
     @dataclass
     class Indexed(Message):
@@ -448,9 +440,7 @@ class ArtifactScreen(Screen[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Back"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.ARTIFACT)
 
     def __init__(
         self,

@@ -235,5 +235,4 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
         """A file was hashed: open artifacts of it show its digest and (ledger's) badge."""
         for key, art in self._open.items():
             if art.check.name == check.name:
-                art.check = check
-                art.state = state(key)
+                art.set_verdict(check, state(key))

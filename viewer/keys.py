@@ -1,4 +1,4 @@
-"""Every key of the transcript screen, in one table.
+"""Every key of the viewer, in one table (two: the transcript's, and its screens').
 
 Keys used to be described in five places (two `BINDINGS` lists, the help
 screen's list, the command palette and the README), and they drifted: the help
@@ -6,11 +6,14 @@ never mentioned j/k/g/G or space. Now `KEYS` is the only description and
 everything else is generated from it:
 
 - `bindings(owner)` is the `BINDINGS` of `TranscriptScreen`, `TranscriptView`
-  and `TranscriptApp` (footer labels and visibility included);
+  and `TranscriptApp` (footer labels and visibility included), and, from
+  `OTHER_KEYS`, of the screens a transcript opens (orphans, listing, a file,
+  help) and their widgets;
 - `help_rows()` is the help screen's key list;
 - `palette_commands()` is what the command palette offers (`viewer.commands`);
-- `readme_key_list()` is the README's key list, between `README_START` and
-  `README_END`; `python3 dev.py keys` rewrites it (`update_readme`).
+- `readme_key_list()` is the README's key lists (both tables), between
+  `README_START` and `README_END`; `python3 dev.py keys` rewrites it
+  (`update_readme`).
 
 `tests/contracts/test_keys.py` checks that they agree. This module imports
 nothing of the viewer, so the render layer (the `TranscriptView` widget) may use
@@ -42,6 +45,19 @@ class Owner(Enum):
     """`TranscriptApp` (`viewer.app`): keys that work on every screen."""
     TEXTUAL = "textual"
     """Bound by Textual's `App` itself (the palette key): listed, never generated."""
+    # The screens a transcript opens, and their widgets (`OTHER_KEYS`).
+    ORPHANS = "orphans"
+    """`OrphansScreen` (`viewer.screens.orphans`)."""
+    ORPHAN_TABLE = "orphan table"
+    """`RowTable`, the orphans screen's list (`viewer.screens.orphans`)."""
+    LISTING = "listing"
+    """`ListingScreen` (`viewer.screens.listing`)."""
+    ARTIFACT = "artifact"
+    """`ArtifactScreen`: one file, paged (`viewer.fileview`)."""
+    FILE_VIEW = "file view"
+    """`FileView`, the artifact screen's rows (`viewer.fileview`)."""
+    HELP = "help"
+    """`HelpScreen` (`viewer.screens.help`)."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +189,42 @@ KEYS: Final[tuple[Key, ...]] = (
 )
 
 
+#: The keys of the screens a transcript opens (orphans, listing, a file, help):
+#: generated into their `BINDINGS` and the README's second table like `KEYS`.
+OTHER_KEYS: Final[tuple[Key, ...]] = (
+    Key("enter", "open", Owner.ORPHANS, "Open", help="preview the orphan under the cursor"),
+    Key("escape,q", "close", Owner.ORPHANS, "Back", help="back to the transcript"),
+    Key("home", "scroll_top", Owner.ORPHAN_TABLE, "First", show=False,
+        help="the first / last orphan"),
+    Key("end", "scroll_bottom", Owner.ORPHAN_TABLE, "Last", show=False, help=SAME_ROW),
+    Key("escape,q", "close", Owner.LISTING, "Back",
+        help="back to the screen below, or quit when the listing is the first screen"),
+    Key("enter", "choose", Owner.LISTING, "Open", help="open the transcript under the cursor"),
+    Key("up", "scroll_up", Owner.FILE_VIEW, "Up", show=False,
+        help="scroll a row up / down / left / right"),
+    Key("down", "scroll_down", Owner.FILE_VIEW, "Down", show=False, help=SAME_ROW),
+    Key("left", "scroll_left", Owner.FILE_VIEW, "Left", show=False, help=SAME_ROW),
+    Key("right", "scroll_right", Owner.FILE_VIEW, "Right", show=False, help=SAME_ROW),
+    Key("pageup", "page_up", Owner.FILE_VIEW, "Page up", show=False, help="a screen up / down"),
+    Key("pagedown,space", "page_down", Owner.FILE_VIEW, "Page down", show=False,
+        help=SAME_ROW),
+    Key("home", "scroll_home", Owner.FILE_VIEW, "Top", help="the first / last row"),
+    Key("end", "scroll_end", Owner.FILE_VIEW, "End", help=SAME_ROW),
+    Key("escape,q", "close", Owner.ARTIFACT, "Back", help="back to where it was opened"),
+    Key("escape,question_mark,q", "close", Owner.HELP, "Close", help="close the help"),
+)
+
+#: Where each of `OTHER_KEYS`' owners is met, for the README.
+SCREEN_NAMES: Final[dict[Owner, str]] = {
+    Owner.ORPHANS: "orphans (`o`)",
+    Owner.ORPHAN_TABLE: "orphans (`o`)",
+    Owner.LISTING: "directory listing",
+    Owner.FILE_VIEW: "a file (an orphan, a long line)",
+    Owner.ARTIFACT: "a file (an orphan, a long line)",
+    Owner.HELP: "help (`?`)",
+}
+
+
 def bindings(owner: Owner) -> list[BindingType]:
     """The `BINDINGS` of `owner`, in table order.
 
@@ -182,15 +234,15 @@ def bindings(owner: Owner) -> list[BindingType]:
     return [
         Binding(k.keys, k.action, k.label, show=k.show, key_display=k.display,
                 priority=k.priority)
-        for k in KEYS
+        for k in (*KEYS, *OTHER_KEYS)
         if k.owner is owner
     ]
 
 
-def _rows(spell: str) -> list[tuple[str, str]]:
+def _rows(spell: str, keys: tuple[Key, ...] = KEYS) -> list[tuple[str, str]]:
     """(keys, help) per help row; `spell` formats one key name ("{}" or "`{}`")."""
     rows: list[tuple[list[str], str]] = []
-    for k in KEYS:
+    for k in keys:
         part = " ".join(spell.format(s) for s in k.spelled)
         if k.also is not None:
             part += f" / {k.also}"
@@ -232,6 +284,12 @@ def readme_key_list() -> str:
         "|---|---|",
     ]
     lines += [f"| {keys} | {text} |" for keys, text in _rows("`{}`")]
+    lines += ["", "On the screens it opens:", ""]
+    lines += ["| screen | key | what it does |", "|---|---|---|"]
+    for owner in dict.fromkeys(k.owner for k in OTHER_KEYS):
+        own = tuple(k for k in OTHER_KEYS if k.owner is owner)
+        lines += [f"| {SCREEN_NAMES[owner]} | {keys} | {text} |"
+                  for keys, text in _rows("`{}`", own)]  # fmt: skip
     return "\n".join(lines)
 
 

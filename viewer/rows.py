@@ -144,12 +144,25 @@ class InlineArtifact:
         """Wrap an indexed `FileLines`; `head_bytes`/`tail_bytes` are what the model saw."""
         self.site_key = site_key
         self.lines = lines
-        self.check = check
-        self.state = state
+        self._verdict = (check, state)
         self.head_bytes = head_bytes
         self.tail_bytes = tail_bytes
         self._shown = _Shown(0, (), None)
         self.known_rows = lines.row_count
+
+    @property
+    def check(self) -> FileCheck:
+        """What hashing the file found (a placeholder until the verify worker's lands)."""
+        return self._verdict[0]
+
+    @property
+    def state(self) -> MarkerState:
+        """The marker's badge, as the ledger gives it."""
+        return self._verdict[1]
+
+    def set_verdict(self, check: FileCheck, state: MarkerState) -> None:
+        """A file check landed: one assignment, so a builder never mixes old and new."""
+        self._verdict = (check, state)
 
     #: Rows before the file's own rows: name and badge, sizes and digest, the legend.
     HEADER_ROWS = 3
@@ -201,13 +214,13 @@ class InlineArtifact:
         opened under a marker always matches the rows around it.
         """
         indent = " " * GUTTER
-        c = self.check
+        c, state = self._verdict
         p = palette
         if i == 0:
             head = Text(indent + "┌ artifact ", style=p.strong)
             head.append(visible(c.name), style=p.strong)
             head.append("  ")
-            head.append_text(badge_text(self.state, p))
+            head.append_text(badge_text(state, p))
             head.truncate(width, overflow="ellipsis")
             return Row(head, "art-head", line, self.site_key)
         if i == 1:

@@ -8,7 +8,9 @@ palette command and no reason, a README edited instead of regenerated.
 
 from __future__ import annotations
 
+import importlib
 import io
+import pkgutil
 from collections import Counter
 from pathlib import Path
 
@@ -17,11 +19,14 @@ from rich.console import Console
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from transcript_view import viewer
 from transcript_view.viewer import main_screen
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.commands import COMMANDS
+from transcript_view.viewer.fileview import ArtifactScreen, FileView
 from transcript_view.viewer.keys import (
     KEYS,
+    OTHER_KEYS,
     README_END,
     README_START,
     Owner,
@@ -32,6 +37,8 @@ from transcript_view.viewer.keys import (
 )
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.screens.help import HelpScreen, key_table
+from transcript_view.viewer.screens.listing import ListingScreen
+from transcript_view.viewer.screens.orphans import OrphansScreen, RowTable
 from transcript_view.viewer.transcript_view import TranscriptView
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +53,12 @@ BOUND_BY: dict[Owner, type[object]] = {
     Owner.SCREEN: TranscriptScreen,
     Owner.VIEW: TranscriptView,
     Owner.APP: TranscriptApp,
+    Owner.ORPHANS: OrphansScreen,
+    Owner.ORPHAN_TABLE: RowTable,
+    Owner.LISTING: ListingScreen,
+    Owner.ARTIFACT: ArtifactScreen,
+    Owner.FILE_VIEW: FileView,
+    Owner.HELP: HelpScreen,
 }
 
 #: `TranscriptScreen` actions that no key runs, and why they need neither a key nor a command.
@@ -76,13 +89,24 @@ def test_bindings_are_exactly_the_table(owner: Owner) -> None:
     table = _flat([
         Binding(k.keys, k.action, k.label, show=k.show, key_display=k.display,
                 priority=k.priority)
-        for k in KEYS if k.owner is owner
+        for k in (*KEYS, *OTHER_KEYS) if k.owner is owner
     ])
     assert bound == table, f"{cls.__name__}.BINDINGS must be keys.bindings({owner})"
 
 
+def test_every_class_of_the_viewer_that_binds_keys_takes_them_from_the_table() -> None:
+    """A new screen or widget with hand-written BINDINGS would drift from help and README."""
+    bound = set(BOUND_BY.values())
+    for info in pkgutil.walk_packages(viewer.__path__, viewer.__name__ + "."):
+        module = importlib.import_module(info.name)
+        for cls in vars(module).values():
+            if (isinstance(cls, type) and cls.__module__ == module.__name__
+                    and "BINDINGS" in vars(cls)):  # fmt: skip
+                assert cls in bound, f"{cls.__qualname__}: add its keys to viewer/keys.py"
+
+
 def test_every_key_runs_an_existing_action() -> None:
-    for k in KEYS:
+    for k in (*KEYS, *OTHER_KEYS):
         cls = BOUND_BY.get(k.owner, App)
         assert callable(getattr(cls, f"action_{k.action_name}", None)), (k.keys, cls.__name__)
 
@@ -110,7 +134,7 @@ def _rendered(rows: list[tuple[str, str]]) -> str:
 
 
 def test_help_shows_every_key() -> None:
-    rows = HelpScreen().bindings
+    rows = HelpScreen().key_rows
     assert rows == help_rows() == main_screen.HELP_KEYS  # what `?` opens
     text = _rendered(rows)
     for left, what in rows:

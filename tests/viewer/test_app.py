@@ -740,7 +740,7 @@ async def test_question_mark_opens_help(run_factory) -> None:  # type: ignore[no
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert any("n / N" in key and "hit" in what for key, what in app.screen.bindings)
+        assert any("n / N" in key and "hit" in what for key, what in app.screen.key_rows)
 
 
 @sync

@@ -35,6 +35,7 @@ from transcript_view.viewer.palette import (
     component_class,
     exposure_glyph,
 )
+from transcript_view.viewer.screens import help as help_screen
 from transcript_view.viewer.transcript_view import TranscriptView
 
 
@@ -125,6 +126,13 @@ def test_seen_and_unseen_glyphs_are_one_definition() -> None:
     assert GUTTER_GLYPHS[SEEN] == seen and GUTTER_GLYPHS[UNSEEN] == unseen
     assert fileview.EXPOSURE_GLYPHS is EXPOSURE_GLYPHS
     assert rows.exposure_glyph is exposure_glyph
+    # The help explains the same two bars, with the same words as the legends.
+    legend = help_screen.exposure_table()
+    (bars, words) = legend.columns
+    assert list(bars.cells) and [c.plain for c in bars.cells] == [seen, unseen]
+    assert [c.plain for c in words.cells] == [
+        EXPOSURE_LABELS[SEEN_KEY], EXPOSURE_LABELS[UNSEEN_KEY]
+    ]
 
 
 def test_inline_artifact_rows_draw_the_shared_glyphs(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The help screen: the keys of the screen below it and what marker badges mean.
+"""The help screen: the keys of the screen below it, what badges and artifact bars mean.
 
 The keys come from the key table (`viewer.keys`) that also generates the
 bindings, so the help never drifts from them (a caller may pass its own list,
@@ -13,14 +13,15 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from transcript_view.core.verification import MarkerState
 from transcript_view.viewer import sanitize
-from transcript_view.viewer.keys import help_rows
+from transcript_view.viewer.keys import Owner, bindings, help_rows
+from transcript_view.viewer.palette import EXPOSURE_GLYPHS, EXPOSURE_LABELS, SEEN_KEY, UNSEEN_KEY
 
 #: What each marker badge means, in the order they are explained.
 BADGE_MEANINGS: dict[MarkerState, str] = {
@@ -80,6 +81,22 @@ def key_table(bindings: list[tuple[str, str]]) -> Table:
     )
 
 
+EXPOSURE_INTRO = (
+    "Enter on a marker opens the full artifact under it; the bar beside each of its "
+    "rows says whether the model saw those bytes (the same bars as in the orphans' "
+    "and the pager's views):"
+)
+
+
+def exposure_table() -> Table:
+    """The seen / never-seen bars and what they mean (the one glyph set)."""
+    rows = [
+        (Text(EXPOSURE_GLYPHS[key], style="bold"), Text(EXPOSURE_LABELS[key]))
+        for key in (SEEN_KEY, UNSEEN_KEY)
+    ]
+    return _two_columns(rows)
+
+
 def badge_table() -> Table:
     """Each badge name and its meaning, one per row."""
     rows = [(Text(s.value, style="bold"), Text(meaning)) for s, meaning in BADGE_MEANINGS.items()]
@@ -108,15 +125,13 @@ class HelpScreen(ModalScreen[None]):
             padding: 0 1;
         }
         .help-heading { text-style: bold; color: $accent; }
-        #help-badges-heading { margin-top: 1; }
-        #help-keys, #help-badges { height: auto; }
+        #help-badges-heading, #help-exposure-heading { margin-top: 1; }
+        #help-keys, #help-badges, #help-exposure { height: auto; }
         #help-badges { padding-left: 0; }
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "close", "Close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.HELP)
 
     def __init__(
         self,
@@ -127,7 +142,7 @@ class HelpScreen(ModalScreen[None]):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.bindings = help_rows() if bindings is None else list(bindings)
+        self.key_rows = help_rows() if bindings is None else list(bindings)
 
     def compose(self) -> ComposeResult:
         """Keys first (what people open help for), then the badges."""
@@ -135,7 +150,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "Help"
             box.border_subtitle = "escape / ? / q to close"
             yield Static(Text("Keys"), classes="help-heading", markup=False)
-            yield Static(key_table(self.bindings), id="help-keys", markup=False)
+            yield Static(key_table(self.key_rows), id="help-keys", markup=False)
             yield Static(
                 Text("Marker badges"),
                 id="help-badges-heading",
@@ -144,6 +159,14 @@ class HelpScreen(ModalScreen[None]):
             )
             yield Static(Text(INTRO), id="help-intro", markup=False)
             yield Static(badge_table(), id="help-badges", markup=False)
+            yield Static(
+                Text("Opened artifacts"),
+                id="help-exposure-heading",
+                classes="help-heading",
+                markup=False,
+            )
+            yield Static(Text(EXPOSURE_INTRO), id="help-exposure-intro", markup=False)
+            yield Static(exposure_table(), id="help-exposure", markup=False)
 
     def action_close(self) -> None:
         """Close the help."""

@@ -30,7 +30,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
@@ -41,6 +41,7 @@ from transcript_view.core.report import verify
 from transcript_view.core.text import human_size, plural
 from transcript_view.core.verification import list_orphans
 from transcript_view.viewer import sanitize
+from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.palette import component_style
 from transcript_view.viewer.screens.orphans import OrphansScreen, RowTable
 
@@ -163,10 +164,7 @@ class ListingScreen(Screen[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Back"),
-        Binding("enter", "choose", "Open"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.LISTING)
 
     @dataclass
     class Chosen(Message):

@@ -27,7 +27,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
@@ -38,6 +38,7 @@ from transcript_view.core.transcript import TranscriptError, open_readonly
 from transcript_view.core.verification import OrphanFile, resolve_inside
 from transcript_view.viewer import sanitize
 from transcript_view.viewer.fileview import ArtifactScreen
+from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.palette import component_style
 
 #: How much of each orphan the preview reads, at most.
@@ -86,10 +87,7 @@ def read_preview(directory: Path, name: str, limit: int = PREVIEW_BYTES) -> list
 class RowTable(DataTable[Text]):
     """A row-cursor DataTable where home/end go to the first/last row (not column)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("home", "scroll_top", "First", show=False),
-        Binding("end", "scroll_bottom", "Last", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.ORPHAN_TABLE)
 
 
 class OrphansScreen(Screen[None]):
@@ -135,10 +133,7 @@ class OrphansScreen(Screen[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Back"),
-        Binding("enter", "open", "Open", show=True, priority=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.ORPHANS)
 
     @dataclass
     class PreviewsRead(Message):
