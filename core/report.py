@@ -107,7 +107,7 @@ def verify_transcript(
     directory = transcript.artifact_dir
     wanted = ledger.wanted()
     counted = [n for n in wanted if count_chars and ledger.counts_chars(n)]
-    existence = [n for n in wanted if n not in set(counted)]
+    existence = [n for n in wanted if not (count_chars and ledger.counts_chars(n))]
     for names, chars in ((counted, True), (existence, False)):
         checks = check_files(
             directory, names, count_chars=chars, workers=workers, progress=progress
@@ -119,7 +119,7 @@ def verify_transcript(
 
 
 def report_of(ledger: VerificationLedger) -> Report:
-    """The `Report` of a ledger: what `--check` prints, and what the viewer's header shows."""
+    """The `Report` of a fully fed ledger: what `--check` prints and `verify` returns."""
     analysis = ledger.analysis
     transcript = analysis.transcript
     return Report(

@@ -234,7 +234,7 @@ class RowBuilder:
         (kind `bigline`) says how many bytes follow, which enter pages through.
         What the analysis learnt in its worker (markers, findings) still shows.
         """
-        width = max(self.ctx.width - GUTTER - 2, 10)
+        width = self.ctx.content_width
         take = min(length, BIG_LINE_ROWS * width)
         pieces: list[str] = []
         shown = 0

@@ -103,6 +103,11 @@ def badge_table() -> Table:
     return _two_columns(rows)
 
 
+def _heading(title: str, id: str | None = None) -> Static:
+    """A section title of the help (plain text, never markup)."""
+    return Static(Text(title), id=id, classes="help-heading", markup=False)
+
+
 class HelpScreen(ModalScreen[None]):
     """A modal list of key bindings and marker badge meanings; escape, ? or q closes.
 
@@ -149,22 +154,12 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Help"
             box.border_subtitle = "escape / ? / q to close"
-            yield Static(Text("Keys"), classes="help-heading", markup=False)
+            yield _heading("Keys")
             yield Static(key_table(self.key_rows), id="help-keys", markup=False)
-            yield Static(
-                Text("Marker badges"),
-                id="help-badges-heading",
-                classes="help-heading",
-                markup=False,
-            )
+            yield _heading("Marker badges", "help-badges-heading")
             yield Static(Text(INTRO), id="help-intro", markup=False)
             yield Static(badge_table(), id="help-badges", markup=False)
-            yield Static(
-                Text("Opened artifacts"),
-                id="help-exposure-heading",
-                classes="help-heading",
-                markup=False,
-            )
+            yield _heading("Opened artifacts", "help-exposure-heading")
             yield Static(Text(EXPOSURE_INTRO), id="help-exposure-intro", markup=False)
             yield Static(exposure_table(), id="help-exposure", markup=False)
 
