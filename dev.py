@@ -5,14 +5,23 @@ Why a script and not a Makefile: the only thing a new machine is promised is
 Python 3.11+, and the machine's global pytest (9) cannot load the snapshot
 plugin, so every task must run inside the project's own virtual environment.
 This script creates `.venv/` on first use, installs the project with its test
-extras, and reinstalls only when `pyproject.toml`, `setup.py` or the one C
-source (the optional native grapheme counter) changes.
+extras, and reinstalls only when `pyproject.toml`, `constraints.txt`, `setup.py`
+or the one C source (the optional native grapheme counter) changes.
+
+`pyproject.toml` asks for ranges (what `pip install` of the package accepts);
+`constraints.txt` pins the exact versions this environment installs, because the
+snapshot tests compare rendered screens and a new Textual or Rich patch release
+may move a cell. CI builds its environment through this script, so it is
+reproducible; a user's install is not held to one patch release.
+
+PATH arguments of `view` and `check` are the caller's: they are read relative to
+the directory `dev.py` was run from, not the repository.
 
 Usage:
     python3 dev.py demo          open the viewer on the bundled example
     python3 dev.py test          ruff, mypy --strict on every package, then the whole pytest suite
     python3 dev.py view PATH     open the viewer on PATH
-    python3 dev.py check PATH    run `transcript-view --check PATH`
+    python3 dev.py check PATH... run `transcript-view --check PATH...`
     python3 dev.py screenshots   regenerate screenshots/ from the bundled examples
     python3 dev.py bench         run the benchmark suite and print its table
     python3 dev.py keys          rewrite README.md's key list from viewer/keys.py
@@ -32,12 +41,14 @@ VENV = ROOT / ".venv"
 STAMP = VENV / ".transcript-view-stamp"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
+#: The exact versions of the development environment (see the module docstring).
+CONSTRAINTS = ROOT / "constraints.txt"
 
 
 def _wanted_stamp() -> str:
-    """What the install depends on: the project file, and the C source it compiles."""
+    """What the install depends on: the project files, the pins, and the C source it compiles."""
     digest = hashlib.sha256()
-    for name in ("pyproject.toml", "setup.py", "core/_gcount.c"):
+    for name in ("pyproject.toml", CONSTRAINTS.name, "setup.py", "core/_gcount.c"):
         digest.update((ROOT / name).read_bytes())
     return digest.hexdigest()
 
@@ -55,7 +66,9 @@ def ensure_env() -> None:
     # setuptools warns on every editable install that a folder named like the
     # package (transcript_view/) may shadow it: here it *is* it (mapped to itself).
     env = {**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"}
-    subprocess.run([*pip, "install", "-e", f"{ROOT}[test]"], check=True, env=env)
+    subprocess.run(
+        [*pip, "install", "-c", str(CONSTRAINTS), "-e", f"{ROOT}[test]"], check=True, env=env
+    )
     native = subprocess.run(
         [str(PY), "-c", "import transcript_view.core.graphemes as g; print(g.NATIVE)"],
         cwd=ROOT, capture_output=True, text=True,
@@ -76,8 +89,18 @@ def ensure_pyte() -> None:
         subprocess.run([*pip, "install", "pyte==0.8.2"], check=True)
 
 
-def run(*args: str) -> int:
-    return subprocess.call([str(PY), *args], cwd=ROOT)
+def run(*args: str, cwd: Path = ROOT) -> int:
+    """Run the environment's Python on `args`, in the repository unless told otherwise."""
+    return subprocess.call([str(PY), *args], cwd=cwd)
+
+
+def run_here(*args: str) -> int:
+    """Run the command line where the caller is, so a relative PATH means what they typed.
+
+    `-P` keeps that directory off `sys.path`: a stray `transcript_view` folder or
+    module there must not shadow the installed package.
+    """
+    return run("-P", "-m", "transcript_view", *args, cwd=Path.cwd())
 
 
 #: The installed package's shape, for mypy: `transcript_view/` with `core/` and
@@ -163,9 +186,9 @@ def main(argv: list[str]) -> int:
     if task == "mypy":
         return task_mypy()
     if task == "view":
-        return run("-m", "transcript_view", *rest)
+        return run_here(*rest)
     if task == "check":
-        return run("-m", "transcript_view", "--check", *rest)
+        return run_here("--check", *rest)
     if task == "screenshots":
         return run(str(ROOT / "screenshots" / "make_screenshots.py"), *rest)
     if task == "keys":

@@ -3,21 +3,57 @@
 Everything is written under `benchmarks/data/` (git-ignored) and reused when it
 is already there with the right size, so a second run of the suite skips the
 minutes of writing.
+
+It is also a command line, for a transcript of any size to try the viewer on:
+
+    python3 benchmarks/gen.py OUT.jsonl --size 300M --markers 3000
+
+writes `OUT.jsonl` (~1 KiB lines) and `OUT.artifacts/` with one stored artifact
+per marker, the markers spread evenly through the file. Sizes take K, M or G
+(powers of 1024). Started by a Python without the project installed (a plain
+`python3`), it runs itself again in the project's `.venv/`, which `dev.py`
+builds on first use.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import random
+import re
+import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from transcript_view.core.artifacts import Store, artifact_dir_for, stored_marker  # noqa: E402
-from transcript_view.core.canonical import canonical_json, data_digest  # noqa: E402
+#: Set when this script runs itself again in `.venv/`: a second failure is an error.
+_REEXEC = "TRANSCRIPT_VIEW_GEN_REEXEC"
+
+
+def _run_in_project_env() -> int:
+    """Run this script again with `.venv/`'s Python (built by `dev.py` if need be)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("dev", ROOT / "dev.py")
+    assert spec is not None and spec.loader is not None
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)
+    dev.ensure_env()
+    env = {**os.environ, _REEXEC: "1"}
+    return subprocess.call([str(dev.PY), str(Path(__file__).resolve()), *sys.argv[1:]], env=env)
+
+
+try:
+    from transcript_view.core.artifacts import Store, artifact_dir_for, stored_marker
+    from transcript_view.core.canonical import canonical_json, data_digest
+except ImportError:
+    if __name__ != "__main__" or os.environ.get(_REEXEC):
+        raise
+    sys.exit(_run_in_project_env())
 
 DATA = ROOT / "benchmarks" / "data"
 MIXED_SOURCE = ROOT / "tests" / "data" / "reference" / "basic.big-input.txt"
@@ -64,12 +100,17 @@ def _line(type_: str, payload: object, id_: str, i: int) -> bytes:
     )
 
 
-def transcript(path: Path, size: int, *, artifacts: int = 0, artifact_size: int = 0) -> Path:
+def transcript(
+    path: Path, size: int, *, artifacts: int = 0, artifact_size: int = 0, spread: bool = False
+) -> Path:
     """A transcript of about `size` bytes, ~1 KiB a line, optionally with stored artifacts.
 
     Rounds of user / assistant-with-call / dispatch / tool result / settle repeat
     until the size is reached; the first `artifacts` tool results are oversized
-    ones whose full bytes are stored (`artifact_size` each, mostly ASCII).
+    ones whose full bytes are stored (`artifact_size` each, mostly ASCII). With
+    `spread`, the oversized results are placed evenly through the file instead
+    (one each `size / artifacts` bytes), as a long session would have them; the
+    benchmarks keep the default so their inputs stay what they measured.
     """
     if path.exists() and path.stat().st_size >= size:
         return path
@@ -126,7 +167,7 @@ def transcript(path: Path, size: int, *, artifacts: int = 0, artifact_size: int 
                     i,
                 ),
             ]
-            if stored < artifacts:
+            if stored < artifacts and (not spread or written >= stored * size // artifacts):
                 body = ascii_text(artifact_size - 64) + f"\nend of artifact {stored} {'é' * 8}\n"
                 st = store.store(op, body)
                 limit = 16384
@@ -161,6 +202,125 @@ def transcript(path: Path, size: int, *, artifacts: int = 0, artifact_size: int 
         fh.write(last_line(rng, i + 1))
     os.replace(tmp, path)
     return path
+
+
+def _jsonl(path: Path, size: int, rounds: Callable[[int], list[dict[str, object]]]) -> Path:
+    """Lines from `rounds(i)` for i = 1, 2, … until the file is about `size` bytes."""
+    if path.exists() and path.stat().st_size >= size:
+        return path
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".partial")
+    written = i = 0
+    with open(tmp, "wb") as fh:
+        while written < size:
+            i += 1
+            data = b"".join(
+                json.dumps(obj, ensure_ascii=False).encode() + b"\n" for obj in rounds(i)
+            )
+            fh.write(data)
+            written += len(data)
+    os.replace(tmp, path)
+    return path
+
+
+def claude_session(path: Path, size: int) -> Path:
+    """A Claude Code session of about `size` bytes: prompt, tool call, tool result rounds.
+
+    Lines are shaped as Claude Code writes them (`uuid`/`parentUuid`, a
+    `message` with content blocks, `toolUseResult`), about 1 KiB each, with
+    no sidecars; for the readers' throughput, not their findings.
+    """
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 8
+    state = {"parent": None}
+
+    def base(kind: str, i: int, k: int) -> dict[str, object]:
+        uuid = f"{i:08x}-0000-4000-8000-{k:012d}"
+        obj: dict[str, object] = {
+            "parentUuid": state["parent"],
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/someone/proj",
+            "sessionId": "0b7c6c1e-6f2e-4f5e-9c43-2f1d7a9e4b11",
+            "version": "2.1.88",
+            "type": kind,
+            "uuid": uuid,
+            "timestamp": _ts(i),
+        }
+        state["parent"] = uuid
+        return obj
+
+    def rounds(i: int) -> list[dict[str, object]]:
+        tool = f"toolu_{i:020d}"
+        user = base("user", i, 1)
+        user["message"] = {"role": "user", "content": f"step {i}: {filler[:160]}"}
+        call = base("assistant", i, 2)
+        call["requestId"] = f"req_{i:020d}"
+        call["message"] = {
+            "id": f"msg_{i:020d}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [
+                {"type": "text", "text": "running it"},
+                {"type": "tool_use", "id": tool, "name": "Bash", "input": {"command": "ls -la"}},
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 1200 + i % 100, "output_tokens": 40},
+        }
+        result = base("user", i, 3)
+        out = f"result {i}: {filler}"
+        result["message"] = {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool, "content": out}],
+        }
+        result["toolUseResult"] = {"stdout": out[:200], "stderr": "", "interrupted": False}
+        return [user, call, result]
+
+    return _jsonl(path, size, rounds)
+
+
+def codex_rollout(path: Path, size: int) -> Path:
+    """A Codex rollout of about `size` bytes: message, function call, output, event rounds."""
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 8
+
+    def line(kind: str, payload: dict[str, object], i: int) -> dict[str, object]:
+        return {"timestamp": _ts(i), "type": kind, "payload": payload}
+
+    def rounds(i: int) -> list[dict[str, object]]:
+        call = f"call_{i:020d}"
+        head = []
+        if i == 1:
+            meta = {"id": "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", "cwd": "/home/someone/proj"}
+            head.append(line("session_meta", meta, i))
+        text = [{"type": "input_text", "text": f"step {i}: {filler[:160]}"}]
+        return [
+            *head,
+            line("response_item", {"type": "message", "role": "user", "content": text}, i),
+            line(
+                "response_item",
+                {
+                    "type": "function_call",
+                    "name": "shell",
+                    "arguments": '{"command":["ls","-la"]}',
+                    "call_id": call,
+                },
+                i,
+            ),
+            line(
+                "response_item",
+                {
+                    "type": "function_call_output",
+                    "call_id": call,
+                    "output": f"result {i}: {filler}",
+                },
+                i,
+            ),
+            line("event_msg", {"type": "token_count", "info": {"total": 1200 + i}}, i),
+        ]
+
+    return _jsonl(path, size, rounds)
 
 
 def mixed_artifacts(path: Path, files: int, size: int) -> Path:
@@ -199,3 +359,82 @@ def sha256_file(path: Path) -> str:
         while chunk := fh.read(4 * MiB):
             h.update(chunk)
     return h.hexdigest()
+
+
+# -- the command line -------------------------------------------------------------------
+
+#: The excerpt `transcript` writes keeps 16,384 characters: a stored result must be longer.
+MIN_ARTIFACT_KIB = 20
+MIN_ARTIFACT_SIZE = MIN_ARTIFACT_KIB * 1024
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMG]?)(?:I?B)?\s*", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """`300M` -> 314,572,800: bytes, with an optional K, M or G (powers of 1024).
+
+    `KB`, `KiB`, `MB`, ... mean the same as `K`, `M`: a generated file's size is
+    approximate anyway (it stops at the first whole round past it).
+    """
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 300M, 64K, 2G)")
+    number, unit = match.groups()
+    return int(float(number) * _UNITS[unit.upper()])
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gen.py",
+        description=(
+            "Write a transcript of about SIZE bytes with MARKERS excerpt markers, each "
+            "with its full result stored in OUT's artifact directory (OUT.artifacts/)."
+        ),
+        epilog="example: python3 benchmarks/gen.py big.jsonl --size 300M --markers 3000",
+    )
+    p.add_argument("out", metavar="OUT.jsonl", type=Path, help="the transcript to write")
+    p.add_argument(
+        "--size", type=parse_size, default=1 << 20, help="about how big (default 1M; K, M, G)"
+    )
+    p.add_argument(
+        "--markers", type=int, default=0, help="oversized results, stored and excerpted (default 0)"
+    )
+    p.add_argument(
+        "--artifact-size",
+        type=parse_size,
+        default=64 << 10,
+        help=f"about how big each stored result is (default 64K, at least {MIN_ARTIFACT_KIB}K)",
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write OUT.jsonl and OUT.artifacts/; refuse to touch either if it exists."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    out: Path = args.out
+    if args.markers < 0:
+        parser.error("--markers cannot be negative")
+    if args.markers and args.artifact_size < MIN_ARTIFACT_SIZE:
+        parser.error(f"--artifact-size must be at least {MIN_ARTIFACT_KIB}K")
+    artifacts = artifact_dir_for(out)
+    for existing in (out, artifacts):
+        if os.path.lexists(existing):
+            print(f"gen.py: {existing} exists; it is never overwritten", file=sys.stderr)
+            return 2
+    transcript(
+        out, args.size, artifacts=args.markers, artifact_size=args.artifact_size, spread=True
+    )
+    from transcript_view.core.text import human_size, plural
+
+    stored = sum(f.stat().st_size for f in artifacts.iterdir()) if artifacts.is_dir() else 0
+    print(
+        f"{out}: {human_size(out.stat().st_size)}, {plural(args.markers, 'marker')}"
+        + (f"; {artifacts.name}/: {human_size(stored)}" if args.markers else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -30,6 +30,7 @@ GROUPS = {
     "artifact": "bench_artifact",
     "settle": "bench_settle",
     "toolong": "bench_toolong",
+    "throughput": "bench_throughput",
 }
 
 _TARGET = re.compile(r"target\s*<=\s*([0-9.]+)")

@@ -22,16 +22,32 @@ class Analyser:
     lines. Every line but the last non-blank one is fed to the pass for good;
     that last one may still be being written (or is a torn tail only while it
     is last), so it is read again by the next `update` and, until then, fed
-    only to the snapshot that `update` finishes. The result of every `update`
-    equals `analyse` of the file as it is then (the tests hold it to that).
+    only to the snapshot that `update` finishes. Unless it is live, the result
+    of every `update` equals `analyse` of the file as it is then (the tests
+    hold it to that).
+
+    A live analyser (`live`, what follow mode makes) reads the file as one still
+    being written (`Analysis.live`): a last line without its LF that does not
+    parse is taken for unfinished, not torn, and left out until it is complete;
+    the last turn's unsettled calls read "running". A one-shot `analyse`, and
+    so `--check`, reads the same lines as what a crash left. Setting `live`
+    back to False and updating once (only the last line is read again) gives
+    exactly `analyse`'s result.
 
     Not thread-safe: one `update` at a time. The `Analysis` objects it returns
     are independent of it and of each other.
     """
 
-    def __init__(self, transcript: Transcript) -> None:
-        """Nothing is read until the first `update`."""
+    def __init__(self, transcript: Transcript, *, live: bool = False) -> None:
+        """Nothing is read until the first `update`.
+
+        Args:
+            transcript: the transcript to follow (indexed by the caller).
+            live: whether the file is still being written (see above); the
+                caller may change it between updates.
+        """
         self.transcript = transcript
+        self.live = live
         self._start()
 
     def _start(self) -> None:
@@ -50,6 +66,7 @@ class Analyser:
             progress: called as `(line, lines_total)` every few thousand lines.
         """
         t = self.transcript
+        live = self.live  # read once: the UI thread may change it meanwhile
         if t.resets != self._resets:
             self._start()
         total = t.line_count  # read once: a refresh may index more meanwhile
@@ -62,9 +79,22 @@ class Analyser:
             if progress is not None and n % 2048 == 0:
                 progress(parsed.line, total)
         snap = self._pass.snapshot()
-        if last is not None:
+        if last is not None and not (live and _unfinished(t, last)):
             snap.feed(as_last(last))
-        result = snap.finish(total)
+        result = snap.finish(total, live=live)
         if progress is not None:
             progress(total, total)
         return result
+
+
+def _unfinished(transcript: Transcript, last: Envelope | LineProblem) -> bool:
+    """Whether the last line is still being written: no LF yet, and not a line yet.
+
+    A writer lands a long line in several writes, and a poll can fall between
+    them; a line that already parses is whole whether or not its LF is there.
+    """
+    return (
+        isinstance(last, LineProblem)
+        and last.kind == "malformed-line"
+        and not transcript.line_terminated(last.line)
+    )

@@ -16,11 +16,18 @@ pass open as a transcript grows) in `core.analyser`.
 from __future__ import annotations
 
 import copy
+import gc
 import hashlib
-from collections import Counter
-from collections.abc import Callable
+import multiprocessing
+from array import array
+from bisect import bisect_left
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import islice, pairwise
+from typing import Any, cast
+
+import msgspec
 
 from transcript_view.core import graphemes
 from transcript_view.core.artifacts import head_tail_sizes, to_bytes
@@ -28,19 +35,35 @@ from transcript_view.core.canonical import canonical_string, data_digest
 from transcript_view.core.compact import IdOverlay, IdTable, key_of
 from transcript_view.core.consistency import end_of_pass_findings
 from transcript_view.core.envelopes import (
-    Compaction,
-    Elision,
+    ENVELOPE_VERSION,
     Envelope,
     Message,
-    SessionMeta,
-    ToolDispatched,
-    ToolSettled,
+    field_str,
+    field_text,
 )
 from transcript_view.core.findings import Finding
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import ExcerptShape, MarkerSite
-from transcript_view.core.tables import Operations, Replay, id_at
-from transcript_view.core.transcript import LineProblem, Transcript
+from transcript_view.core.tables import (
+    ROLE_CODES,
+    STICKY,
+    Operations,
+    Replay,
+    id_at,
+    read_envelope,
+)
+from transcript_view.core.transcript import (
+    _DEEP,
+    _DEEP_BYTES,
+    LineProblem,
+    Parsed,
+    Transcript,
+    _decode,
+    _deeper_than,
+    as_last,
+    fork_workers,
+    parse_line_bytes_plain,
+)
 
 # -- the result ------------------------------------------------------------------------------------
 
@@ -60,6 +83,14 @@ class Analysis:
     sites: list[MarkerSite] = field(default_factory=list)
     replay_problems: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    compactions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Each applied compaction's line -> (first, last) line of the messages it replaced
+    (first is -1 when every message up to the cut was sticky and kept): the
+    viewer says "replaces lines 3–41", not an id nobody can place."""
+    live: bool = False
+    """Made while the file is still being written (`Analyser` in follow mode): its last
+    turn's unsettled calls read "running" and are not findings, and a last line still
+    without its LF is not read yet. `analyse` (and so `--check`) is never live."""
 
     @property
     def excerpt_sites(self) -> list[MarkerSite]:
@@ -109,20 +140,490 @@ def quoted_flags(role: str, content: str, markers: list[Marker]) -> list[bool]:
     return quoted
 
 
-# -- the pass ------------------------------------------------------------------------------------
+# -- digests of what the model saw -----------------------------------------------------------------
+
+_encode = msgspec.json.Encoder().encode
+#: The UTF-8 lead bytes of characters beyond the BMP (each found by memchr).
+_ASTRAL_LEADS = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+
+
+def string_digest(text: str) -> str:
+    """`data_digest(text)` for a string: sha256 of its canonical JSON, without the slow encoder.
+
+    Every tool message's content is digested (`result-digest`), so this runs a
+    hundred thousand times a gigabyte. msgspec's encoder writes a string as the
+    reference's canonical JSON does (the same escapes, lower-case `\\u00xx`,
+    everything else raw) except for three things, which send it to
+    `canonical_string`: `\\b` and `\\f` (named by msgspec), characters beyond
+    the BMP (raw there, surrogate pairs in canonical JSON), and lone
+    surrogates (msgspec refuses them).
+    """
+    if "\b" in text or "\f" in text:  # one-character searches: memchr, not a scan each
+        return hashlib.sha256(canonical_string(text).encode("utf-8")).hexdigest()
+    try:
+        data = _encode(text)
+    except (UnicodeEncodeError, msgspec.EncodeError):
+        return hashlib.sha256(canonical_string(text).encode("utf-8")).hexdigest()
+    if not data.isascii() and any(lead in data for lead in _ASTRAL_LEADS):
+        data = canonical_string(text).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def _value_digest(value: Any) -> str:
+    return string_digest(value) if type(value) is str else data_digest(value)
+
+
+# -- the map: what each line says, by itself ---------------------------------------------------
+#
+# A pass is a map and a fold. `map_lines` reads a run of lines and keeps, per
+# line, only what the fold needs (a `LineBatch`): counts, id keys, the replay's
+# columns, and one small tuple per line that takes part in an operation, a
+# marker or the replay's edits. It needs nothing but the lines themselves, so a
+# big file's runs are mapped in worker processes at once (`_batches`), while
+# the fold (`AnalysisPass.absorb`), which needs every earlier line, takes the
+# batches in file order. The event tuples, first field first:
+
+#: `(EV_MESSAGE, line, call_ids, tool_call_id, is_error, digest, sites, ambiguous)`
+EV_MESSAGE = 0
+#: `(EV_DISPATCH, line, call_id, op_id, key, mismatch)` (`mismatch`: the finding's text or None)
+EV_DISPATCH = 1
+#: `(EV_SETTLE, line, op_id, key, artifact, result_digest)`
+EV_SETTLE = 2
+#: `(EV_COMPACTION, line, replaces_through_id, envelope_id)`
+EV_COMPACTION = 3
+#: `(EV_ELISION, line, items)`
+EV_ELISION = 4
+
+_EMPTY: Mapping[str, Any] = {}
+
+# What a worker's fold leaves to the real one (`LocalOps.deferred`): a dispatch it
+# could not match `(_DISPATCH, line, call_id, row)`, a tool message it could not
+# `(_ANSWER, line, call_id, is_error, digest, sites)`, and a settle of an
+# operation it never saw dispatched `(_SETTLE, line, op_id, key, artifact, digest)`.
+_DISPATCH, _ANSWER, _SETTLE = 10, 11, 12
+#: `_answer`'s "not here; ask the fold" (a local pass only).
+_DEFERRED = -2
+
+
+def _key(text: str) -> int:
+    # `key_of`, inlined where it runs once a line.
+    return hash(text) or 1
+
+
+@dataclass(slots=True, eq=False)
+class LineBatch:
+    """What the fold needs of the lines `first` to `last` (made by `map_lines`).
+
+    Plain data, so a worker process can send it back: no transcript, no
+    content (but the few lines whose markers are ambiguous keep theirs).
+    """
+
+    first: int
+    last: int
+    envelopes: int = 0
+    types: dict[str, int] = field(default_factory=dict)
+    first_envelope: tuple[int, str] | None = None
+    meta_line: int | None = None
+    keys: array[int] = field(default_factory=lambda: array("q"))
+    """`key_of` each envelope id, in line order (lines without an id have none)."""
+    key_lines: array[int] = field(default_factory=lambda: array("i"))
+    sorted_keys: array[int] = field(default_factory=lambda: array("q"))
+    """`keys`, sorted (by `seal`): how the fold checks a whole file's ids at C speed."""
+    problems: list[LineProblem] = field(default_factory=list)
+    last_content: int = 0
+    """The last line that is not blank (a bad one there is a torn tail, if it is the file's)."""
+    last_turn: int = 0
+    replay_lines: array[int] = field(default_factory=lambda: array("i"))
+    replay_keys: array[int] = field(default_factory=lambda: array("q"))
+    replay_flags: array[int] = field(default_factory=lambda: array("b"))
+    replay_roles: dict[int, str] = field(default_factory=dict)
+    events: list[tuple[Any, ...]] = field(default_factory=list)
+    folded: LocalOps | None = None
+    """The batch's operations, already folded where it was mapped (`_fold_run`); its
+    events then hold only the replay's edits."""
+
+    def seal(self) -> LineBatch:
+        """Sort the keys for the fold's whole-file id check; returns the batch."""
+        self.sorted_keys = array("q", sorted(self.keys))
+        return self
+
+
+def _elision_items(p: Mapping[str, Any]) -> list[tuple[str, str]]:
+    # `Elision.items`.
+    items = p.get("items")
+    if not isinstance(items, list):
+        return []
+    out = []
+    for item in items:
+        if isinstance(item, Mapping) and isinstance(item.get("id"), str):
+            out.append((str(item["id"]), field_text(item.get("stub"))))
+    return out
+
+
+def _sites(
+    line: int, env_id: str | None, role: str, content: str, markers: list[Marker]
+) -> tuple[list[MarkerSite], tuple[MarkerSite, list[MarkerSite], str] | None]:
+    """A message's markers as sites (their operation is the fold's to join), and any ambiguity."""
+    sites = []
+    for marker, quoted in zip(markers, quoted_flags(role, content, markers), strict=True):
+        site = MarkerSite(line=line, message_id=env_id, role=role, marker=marker, quoted=quoted)
+        if not quoted:
+            site.shape = _shape(content, marker)
+        sites.append(site)
+    candidates = [s for s in sites if s.marker.on_own_line(content)]
+    if role == "tool" and len(candidates) > 1:
+        return sites, (candidates[0], candidates, content)
+    return sites, None
+
+
+def map_lines(transcript: Transcript, first: int, last: int) -> LineBatch:
+    """Read and parse lines `first` to `last`, keeping what the fold needs of each.
+
+    Pure: it reads the lines and nothing else, so it runs in any process.
+    """
+    batch = LineBatch(first, last)
+    _map_into(batch, transcript.raw_chunks(first, last))
+    return batch.seal()
+
+
+def _map_into(
+    batch: LineBatch,
+    chunks: Iterable[tuple[int, int, Sequence[bytes | Parsed]]],
+    fold: AnalysisPass | None = None,
+) -> None:
+    """Add lines to a batch, in runs: `(first line, its offset, [bytes or parsed line, …])`.
+
+    The one place a line is turned into what the fold needs, for the batches of
+    a pass and for the lines `AnalysisPass.feed` is given alike. It is one
+    loop, with the parse (`parse_line_bytes`'s: msgspec, or the standard parser
+    wherever msgspec does not vouch for the line) and every field access
+    written out, because it runs once a line: a method call or an accessor a
+    field costs more than the JSON parse of a typical line. Each field is
+    read as the `core.envelopes` accessor of the same name reads it
+    (`Message.role`, `.content`, `.is_sticky`, `.tool_calls`, …).
+
+    With `fold`, a batch's own pass (`_fold_run`), each operation's event goes
+    straight to it instead of into the batch.
+    """
+    types = batch.types
+    add_key, add_key_line = batch.keys.append, batch.key_lines.append
+    add_line, add_replay_key = batch.replay_lines.append, batch.replay_keys.append
+    add_flags, roles = batch.replay_flags.append, batch.replay_roles
+    add_event, add_problem = batch.events.append, batch.problems.append
+    if fold is not None:
+        fold_message, fold_dispatched = fold._message, fold._dispatched
+        fold_settled = fold._settled
+    decode = _decode
+    envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
+    first_envelope, meta_line = batch.first_envelope, batch.meta_line
+    data: Any
+    kind: str
+    for first, start, items in chunks:
+        line, after = first - 1, start
+        for raw in items:
+            line += 1
+            offset = after
+            if type(raw) is bytes:
+                after = offset + len(raw) + 1
+                try:
+                    data = decode(raw)
+                except Exception:  # anything msgspec refuses: the standard parser says why
+                    data = None
+                if type(data) is dict and (len(raw) < _DEEP_BYTES or not _deeper_than(data, _DEEP)):
+                    found = data.get("type")
+                    v = data.get("v")
+                    if type(found) is str and type(v) is int and v == ENVELOPE_VERSION:
+                        kind = found
+                    else:
+                        data = None
+                else:
+                    data = None
+                if data is None:
+                    parsed = parse_line_bytes_plain(raw, line, offset)
+                    if parsed is None:
+                        continue
+                    last_content = line
+                    if isinstance(parsed, LineProblem):
+                        add_problem(parsed)
+                        continue
+                    data, kind = parsed.data, parsed.type
+            elif isinstance(raw, LineProblem):
+                last_content = line
+                add_problem(raw)
+                continue
+            else:
+                data, kind = cast(Envelope, raw).data, cast(Envelope, raw).type
+            last_content = line
+            envelopes += 1
+            types[kind] = types.get(kind, 0) + 1
+            if first_envelope is None:
+                first_envelope = (line, kind)
+            env_id = data.get("id")
+            if type(env_id) is str or isinstance(env_id, str):
+                key = hash(env_id) or 1
+                add_key(key)
+                add_key_line(line)
+            else:
+                env_id = None
+            p = data.get("payload")
+            if type(p) is not dict and not isinstance(p, Mapping):
+                p = _EMPTY
+            if kind == "message":
+                role = p.get("role")
+                if type(role) is not str and not isinstance(role, str):
+                    role = "user"
+                code = ROLE_CODES.get(role, 7)
+                if code == 7:
+                    roles[line] = role
+                add_line(line)
+                add_replay_key(key if env_id else hash(f"line-{line}") or 1)
+                if p.get("sticky") or p.get("sysprompt") or p.get("depth") is not None:
+                    code |= STICKY
+                add_flags(code)
+                content = p.get("content")
+                if type(content) is not str:
+                    content = field_text(content)
+                call_ids: tuple[str, ...] = ()
+                call_id = digest = None
+                is_error = False
+                if role == "assistant":
+                    last_turn = line
+                    calls = p.get("tool-calls")
+                    if isinstance(calls, list) and calls:
+                        call_ids = tuple(
+                            field_text(c.get("id"))
+                            for c in calls
+                            if type(c) is dict or isinstance(c, Mapping)
+                        )
+                elif role == "tool":
+                    call_id = p.get("tool-call-id")
+                    if type(call_id) is not str and not isinstance(call_id, str):
+                        call_id = None
+                    if call_id is not None:
+                        is_error = bool(p.get("is-error"))
+                        digest = string_digest(content)
+                sites = ambiguous = None
+                if "[... elided " in content:
+                    markers = parse_markers(content)
+                    if markers:
+                        sites, ambiguous = _sites(line, env_id, role, content, markers)
+                if call_ids or call_id is not None or sites:
+                    if fold is not None:
+                        fold_message(line, call_ids, call_id, is_error, digest, sites, ambiguous)
+                    else:
+                        add_event(
+                            (
+                                EV_MESSAGE,
+                                line,
+                                call_ids,
+                                call_id,
+                                is_error,
+                                digest,
+                                sites,
+                                ambiguous,
+                            )
+                        )
+            elif kind == "tool-dispatched":
+                want = p.get("arguments-digest")
+                arguments = p.get("arguments")
+                mismatch = None
+                if want is not None and arguments is not None and isinstance(want, str):
+                    got = _value_digest(arguments)
+                    if got != want:
+                        mismatch = (
+                            f"arguments-digest {want[:64]} does not match the arguments "
+                            f"(their canonical JSON digests to {got})"
+                        )
+                call = p.get("call-id")
+                if type(call) is not str:
+                    call = field_text(call)
+                op_key = key if env_id is not None else 0
+                if fold is not None:
+                    fold_dispatched(line, call, env_id, op_key, mismatch)
+                else:
+                    add_event((EV_DISPATCH, line, call, env_id, op_key, mismatch))
+            elif kind == "tool-settled":
+                op_id = p.get("op-id")
+                if type(op_id) is not str and not isinstance(op_id, str):
+                    op_id = None
+                artifact = p.get("artifact")
+                if artifact is not None and type(artifact) is not dict:
+                    artifact = artifact if isinstance(artifact, Mapping) else None
+                digest = p.get("result-digest")
+                if digest is not None and type(digest) is not str and not isinstance(digest, str):
+                    digest = None
+                op_key = hash(op_id) or 1 if op_id is not None else 0
+                if fold is not None:
+                    fold_settled(line, op_id, op_key, artifact, digest)
+                else:
+                    add_event((EV_SETTLE, line, op_id, op_key, artifact, digest))
+            elif kind == "session-meta":
+                if meta_line is None:
+                    meta_line = line
+            elif kind == "compaction":
+                through = field_str(p.get("replaces-through-id"))
+                add_event((EV_COMPACTION, line, through, env_id))
+            elif kind == "elision":
+                add_event((EV_ELISION, line, _elision_items(p)))
+    batch.envelopes, batch.last_content, batch.last_turn = envelopes, last_content, last_turn
+    batch.first_envelope, batch.meta_line = first_envelope, meta_line
+
+
+# -- the map's processes ------------------------------------------------------------------------
+
+_shared: Transcript | None = None
+
+
+def _share(transcript: Transcript) -> None:
+    """A worker's start: the transcript it reads (inherited by the fork, not pickled).
+
+    The worker's cyclic garbage collector is off: the map makes millions of
+    tuples and no cycles, and every collection walks all the live ones (a
+    fifth of the map's time); reference counting frees everything it drops.
+    """
+    global _shared
+    _shared = transcript
+    gc.disable()
+
+
+@dataclass(slots=True, eq=False)
+class LocalOps:
+    """A batch's operations folded from an empty state, for the fold to merge (`_merge`).
+
+    A worker sees only its own lines. What it matched among them is final;
+    what it could not match might belong to an operation begun before its
+    run, so it leaves those lookups to the fold (`deferred`, in line order).
+    Its matches are final only if no earlier operation was still waiting on
+    the same call id, which the fold checks against the ids it was given
+    (`taken_calls`, `asked_answers`: sorted `key_of`s).
+    """
+
+    columns: list[array[int]]
+    call_pos: array[int]
+    flags: array[int]
+    artifacts: dict[int, Mapping[str, Any]]
+    dispatch_keys: array[int]
+    undispatched: dict[str, list[int]]
+    unanswered: dict[str, list[int]]
+    pending: dict[str, int]
+    message_digest: dict[int, str]
+    site_rows: set[int]
+    sites: list[MarkerSite]
+    ambiguous: list[tuple[MarkerSite, list[MarkerSite], str]]
+    findings: list[Finding]
+    deferred: list[tuple[Any, ...]]
+    taken_calls: array[int]
+    """Call ids whose announced calls this batch matched (a dispatch, or an answer)."""
+    asked_answers: array[int]
+    """Call ids this batch's tool messages looked for among dispatched operations."""
+
+
+def _map_run(run: tuple[int, int]) -> LineBatch:
+    assert _shared is not None
+    return map_lines(_shared, run[0], run[1])
+
+
+def _fold_run(run: tuple[int, int]) -> LineBatch:
+    """A worker's job: map the run, then fold its operations from an empty state."""
+    assert _shared is not None
+    return fold_lines(_shared, run[0], run[1])
+
+
+def fold_lines(transcript: Transcript, first: int, last: int) -> LineBatch:
+    """`map_lines`, with the batch's operations folded from an empty state (`LocalOps`).
+
+    Its events then hold only the replay's edits; `AnalysisPass.absorb` merges
+    the rest, which leaves the fold of a big file little to do.
+    """
+    batch = LineBatch(first, last)
+    local = AnalysisPass(transcript, exact_ids=False, local=True)
+    _map_into(batch, transcript.raw_chunks(first, last), local)
+    batch.folded = local.export()
+    return batch.seal()
+
+
+def parse_workers(transcript: Transcript) -> int:
+    """How many processes to map a transcript's lines in when the caller does not say.
+
+    `fork_workers` of its size: one (this process) for a small file, a UI or a
+    worker; a process a core otherwise.
+    """
+    return fork_workers(transcript.indexed_bytes)
+
+
+def _batches(
+    transcript: Transcript, workers: int | None, *, fold: bool = True
+) -> Iterator[LineBatch]:
+    """Every line's batch in file order: mapped here, or in `workers` forked processes.
+
+    Workers also fold each batch's operations (`_fold_run`) when `fold`, which
+    leaves the fold here little to do but merge. At most two batches per
+    worker are in flight, so a fold slower than the map never holds more than
+    a few batches (a gigabyte's would not fit).
+    """
+    runs = transcript.line_ranges()
+    n = parse_workers(transcript) if workers is None else workers
+    if n <= 1 or len(runs) < 2:
+        make = fold_lines if fold else map_lines
+        for first, last in runs:
+            yield make(transcript, first, last)
+        return
+    import concurrent.futures
+
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(
+        n, mp_context=context, initializer=_share, initargs=(transcript,)
+    ) as pool:
+        todo = iter(runs)
+        job = _fold_run if fold else _map_run
+        flight: deque[concurrent.futures.Future[LineBatch]] = deque(
+            pool.submit(job, run) for run in islice(todo, 2 * n)
+        )
+        while flight:
+            batch = flight.popleft().result()
+            run = next(todo, None)
+            if run is not None:
+                flight.append(pool.submit(job, run))
+            yield batch
+
+
+# -- the fold ------------------------------------------------------------------------------------
 
 
 class AnalysisPass:
     """The state of one streaming pass: fed lines in file order, finished once.
 
-    `analyse` runs one over a whole file. `core.analyser.Analyser` keeps one open
-    as its transcript grows, feeding it new lines and finishing a `snapshot`
-    after each update (finishing changes what it finishes).
+    `analyse` runs one over a whole file, folding batches (`absorb`).
+    `core.analyser.Analyser` keeps one open as its transcript grows, feeding
+    it new lines one at a time (`feed`) and finishing a `snapshot` after each
+    update (finishing changes what it finishes).
+
+    Envelope ids are checked for duplicates in one of two ways. `exact_ids`
+    (the default) checks each as it comes, in hash tables. Without it the
+    pass keeps every id's key and checks them all at once at the end
+    (`ids_unique`), at C speed; it may then answer as if no id repeats only
+    if none does, so a caller that finds a repeat must run an exact pass
+    instead (`analyse` does; repeated ids are what a corrupt file has, not a
+    healthy one).
     """
 
-    def __init__(self, transcript: Transcript) -> None:
-        """A pass over `transcript`, nothing fed yet."""
+    def __init__(
+        self, transcript: Transcript, *, exact_ids: bool = True, local: bool = False
+    ) -> None:
+        """A pass over `transcript`, nothing fed yet.
+
+        Args:
+            transcript: the transcript, indexed.
+            exact_ids: check ids as they come (see the class).
+            local: a worker's fold of one batch (`_fold_run`): lookups that
+                may belong to earlier lines are left to the real fold.
+        """
         self.t = transcript
+        self.exact_ids = exact_ids
+        self.local = local
+        self.deferred: list[tuple[Any, ...]] = []
+        self.taken_calls: list[int] = []
+        self.asked_answers: list[int] = []
         self.ops = Operations(transcript)
         self.replay = Replay(transcript)
         self.analysis = Analysis(transcript=transcript, operations=self.ops, replay=self.replay)
@@ -133,34 +634,60 @@ class AnalysisPass:
         self.pending: dict[str, int] = {}
         self.message_digest: dict[int, str] = {}
         self.op_ids: IdTable | IdOverlay = IdTable()
-        self.ids_seen: IdTable | IdOverlay = IdTable(expected=transcript.line_count)
-        self.first: Envelope | None = None
+        self.ids_seen: IdTable | IdOverlay = IdTable(
+            expected=transcript.line_count if exact_ids else 0
+        )
+        # Without exact ids: every id's key by line, each run's keys sorted, and
+        # each operation row's dispatch key (0: none yet).
+        self.keys = array("q")
+        self.key_lines = array("i")
+        self.sorted_keys: list[array[int]] = []
+        self.dispatch_keys = array("q")
+        self.first: tuple[int, str] | None = None
+        """The first envelope's line and type."""
         self.site_rows: set[int] = set()
+        self.last_turn = 0
+        """The line of the last assistant message (what a live analysis calls the last turn)."""
         # Multi-candidate tool results, resolved once settles are known.
         self.ambiguous: list[tuple[MarkerSite, list[MarkerSite], str]] = []
 
-    def run(self, progress: Callable[[int, int], None] | None) -> Analysis:
-        """Feed every line of the transcript and finish.
-
-        Args:
-            progress: called as `(line, lines_total)` every few thousand lines.
-        """
+    def run(
+        self, progress: Callable[[int, int], None] | None, workers: int | None = None
+    ) -> Analysis:
+        """Feed every line of the transcript and finish (see `read`)."""
         total = self.t.line_count
-        for n, parsed in enumerate(self.t, start=1):
-            self.feed(parsed)
-            if progress is not None and n % 2048 == 0:
-                progress(parsed.line, total)
+        self.read(progress, workers)
         a = self.finish(total)
         if progress is not None:
             progress(total, total)
         return a
 
+    def read(self, progress: Callable[[int, int], None] | None, workers: int | None = None) -> None:
+        """Fold every indexed line of the transcript into the pass, in batches.
+
+        The last line with content that does not parse is a torn tail, as
+        iterating the transcript says.
+
+        Args:
+            progress: called as `(line, lines_total)` after each batch (a few MiB).
+            workers: processes to parse in (default: `parse_workers`).
+        """
+        total = self.t.line_count
+        last = 0
+        for batch in _batches(self.t, workers, fold=not self.exact_ids):
+            self.absorb(batch)
+            last = batch.last_content or last
+            if progress is not None:
+                progress(batch.last, total)
+        problems = self.analysis.problems
+        if problems and problems[-1].line == last:
+            problems[-1] = cast(LineProblem, as_last(problems[-1]))
+
     def feed(self, parsed: Envelope | LineProblem) -> None:
         """Take one parsed line, in file order."""
-        if isinstance(parsed, LineProblem):
-            self.analysis.problems.append(parsed)
-        else:
-            self._envelope(parsed)
+        batch = LineBatch(parsed.line, parsed.line)
+        _map_into(batch, ((parsed.line, parsed.offset, (parsed,)),))
+        self.absorb(batch)
 
     def snapshot(self) -> AnalysisPass:
         """A copy of the pass so far that can be fed and finished on its own.
@@ -180,7 +707,7 @@ class AnalysisPass:
         # object, and a long run has many problems, findings and markers. Only
         # the sites themselves (which `finish` resolves) are copied.
         a = self.analysis
-        frozen: list[object] = [*a.problems, *a.findings, self.first]
+        frozen: list[object] = [*a.problems, *a.findings]
         for site in a.sites:
             frozen.append(site.marker)
             frozen.append(site.shape)
@@ -188,69 +715,318 @@ class AnalysisPass:
             memo[id(obj)] = obj
         return copy.deepcopy(self, memo)
 
-    # -- per envelope ----------------------------------------------------------
+    # -- per batch -------------------------------------------------------------
 
-    def _envelope(self, env: Envelope) -> None:
+    def absorb(self, batch: LineBatch) -> None:
+        """Fold the next batch of lines (they follow the last one folded)."""
+        if batch.folded is not None and self._collides(batch.folded):
+            # A call id the worker matched was still awaited from before its run:
+            # its matches may be wrong. The lines are mapped again, to fold here.
+            batch = map_lines(self.t, batch.first, batch.last)
         a = self.analysis
-        if self.first is None:
-            self.first = env
-        a.envelopes += 1
-        a.type_counts[env.type] += 1
-        env_id = env.id
-        if env_id is not None:
-            earlier = self.ids_seen.setdefault(key_of(env_id), env.line)
-            if earlier >= 0 and id_at(self.t, earlier) == env_id:
-                a.findings.append(
+        if batch.envelopes:
+            a.envelopes += batch.envelopes
+            a.type_counts.update(batch.types)
+            if self.first is None:
+                self.first = batch.first_envelope
+            if a.meta_line is None:
+                a.meta_line = batch.meta_line
+            if batch.last_turn:
+                self.last_turn = batch.last_turn
+        if batch.problems:
+            a.problems.extend(batch.problems)
+        if batch.keys:
+            if self.exact_ids:
+                self._check_ids(batch)
+            else:
+                self.keys.extend(batch.keys)
+                self.key_lines.extend(batch.key_lines)
+                self.sorted_keys.append(batch.sorted_keys)
+        lines = batch.replay_lines
+        done = 0
+        message, dispatched, settled = self._message, self._dispatched, self._settled
+        for event in batch.events:
+            kind = event[0]
+            if kind == EV_MESSAGE:
+                message(*event[1:])
+            elif kind == EV_DISPATCH:
+                dispatched(*event[1:])
+            elif kind == EV_SETTLE:
+                settled(*event[1:])
+            else:
+                # The replay's edits see the conversation as it was at their line.
+                upto = bisect_left(lines, event[1], done)
+                self._replay(batch, done, upto)
+                done = upto
+                if kind == EV_COMPACTION:
+                    self._compaction(event)
+                else:
+                    self._elision(event)
+        self._replay(batch, done, len(lines))
+        if batch.folded is not None:
+            self._merge(batch.folded)
+
+    def _replay(self, batch: LineBatch, lo: int, hi: int) -> None:
+        if hi <= lo:
+            return
+        if lo == 0 and hi == len(batch.replay_lines):
+            self.replay.extend(
+                batch.replay_lines, batch.replay_keys, batch.replay_flags, batch.replay_roles
+            )
+        else:
+            self.replay.extend(
+                batch.replay_lines[lo:hi],
+                batch.replay_keys[lo:hi],
+                batch.replay_flags[lo:hi],
+                batch.replay_roles,
+            )
+
+    def _check_ids(self, batch: LineBatch) -> None:
+        """A finding for each envelope id that an earlier line already used (exact ids).
+
+        The batch's ids are checked before its events are folded; each finding
+        is the first one on its line either way, and a compaction's lookup
+        (`_first_line`) ignores lines after its own.
+        """
+        setdefault = self.ids_seen.setdefault
+        for key, line in zip(batch.keys, batch.key_lines, strict=True):
+            earlier = setdefault(key, line)
+            if earlier < 0:
+                continue
+            env = read_envelope(self.t, line, limit=None)
+            env_id = env.id if env is not None else None
+            if env_id is not None and id_at(self.t, earlier) == env_id:
+                self.analysis.findings.append(
                     Finding(
                         "malformed-line",
-                        env.line,
+                        line,
                         None,
                         f"envelope id {env_id[:80]!r} was already used on line {earlier}",
                     )
                 )
-        if isinstance(env, SessionMeta):
-            if a.meta_line is None:
-                a.meta_line = env.line
-        elif isinstance(env, Message):
-            self._message(env)
-        elif isinstance(env, ToolDispatched):
-            self._dispatched(env)
-        elif isinstance(env, ToolSettled):
-            self._settled(env)
-        elif isinstance(env, Compaction):
-            self._compaction(env)
-        elif isinstance(env, Elision):
-            self._elision(env)
 
-    def _message(self, env: Message) -> None:
-        role = env.role
-        self.replay.append(
-            env.line, env.id or f"line-{env.line}", role, sticky=env.is_sticky, summary=False
+    def ids_unique(self) -> bool:
+        """Whether no two envelope ids share a key (without exact ids; see the class).
+
+        The keys of every batch were sorted where it was mapped; here they are
+        cut into buckets by value, and each bucket's keys from every batch go
+        through one small set. A few hundred milliseconds for a gigabyte, in a
+        few megabytes: a set of every key at once would take hundreds.
+        """
+        if self.exact_ids:
+            return True
+        runs = [r for r in self.sorted_keys if r]
+        total = sum(len(r) for r in runs)
+        if total < 2:
+            return True
+        buckets = 1 << (total >> 14).bit_length()
+        step = (1 << 64) // buckets
+        lo = -(1 << 63)
+        for b in range(buckets):
+            hi = lo + step if b < buckets - 1 else 1 << 63
+            piece = array("q")
+            for run in runs:
+                i, j = bisect_left(run, lo), bisect_left(run, hi)
+                if j > i:
+                    piece.extend(run[i:j])
+            if len(set(piece)) != len(piece):
+                return False
+            lo = hi
+        return True
+
+    def _first_line(self, key: int, before: int) -> int:
+        """The first line up to `before` whose envelope id has `key`, or -1."""
+        if self.exact_ids:
+            line = self.ids_seen.get(key)
+        else:
+            try:
+                line = self.key_lines[self.keys.index(key)]
+            except ValueError:
+                line = -1
+        return line if 0 <= line <= before else -1
+
+    def _dispatch_row(self, key: int) -> int:
+        """The operation row an earlier dispatch of this op id key made, or -1."""
+        if self.exact_ids:
+            return self.op_ids.get(key)
+        try:
+            return self.dispatch_keys.index(key)
+        except ValueError:
+            return -1
+
+    # -- a worker's batch ----------------------------------------------------------
+
+    def export(self) -> LocalOps:
+        """What a local pass folded, for the fold to merge (`_merge`)."""
+        cols, call_pos, flags, artifacts = self.ops.raw_columns()
+        a = self.analysis
+        return LocalOps(
+            columns=cols,
+            call_pos=call_pos,
+            flags=flags,
+            artifacts=artifacts,
+            dispatch_keys=self.dispatch_keys,
+            undispatched=self.undispatched,
+            unanswered=self.unanswered,
+            pending=self.pending,
+            message_digest=self.message_digest,
+            site_rows=self.site_rows,
+            sites=a.sites,
+            ambiguous=self.ambiguous,
+            findings=a.findings,
+            deferred=self.deferred,
+            taken_calls=array("q", sorted(self.taken_calls)),
+            asked_answers=array("q", sorted(self.asked_answers)),
         )
-        if role == "assistant":
-            for pos, call in enumerate(env.tool_calls):
-                row = self.ops.add_call(env.line, pos)
-                self.undispatched.setdefault(call.id, []).append(row)
-        content = env.content
-        row = self._answer(env, content) if role == "tool" else -1
-        markers = parse_markers(content)
-        if not markers:
-            return
-        quoted = quoted_flags(role, content, markers)
-        sites = []
-        for marker, q in zip(markers, quoted, strict=True):
-            site = MarkerSite(
-                line=env.line, message_id=env.id, role=role, marker=marker, quoted=q, op_index=row
-            )
-            if not q:
-                site.shape = _shape(content, marker)
+
+    def _collides(self, local: LocalOps) -> bool:
+        """Whether a worker matched a call id that an operation from before its batch awaited.
+
+        A queue's first entry is taken first, so the earlier operation, not
+        the worker's, would have been matched. (Entries leave the queues once
+        matched, so these are the few operations in flight, or lost.)
+        """
+        for queue, asked in (
+            (self.undispatched, local.taken_calls),
+            (self.unanswered, local.asked_answers),
+        ):
+            if queue and asked:
+                for call_id in queue:
+                    key = _key(call_id)
+                    i = bisect_left(asked, key)
+                    if i < len(asked) and asked[i] == key:
+                        return True
+        return False
+
+    def _merge(self, local: LocalOps) -> None:
+        """Merge a worker's folded operations: resolve what it left, renumber its rows.
+
+        The deferred lookups are made here, in line order, against the
+        operations from before the batch (they cannot touch the batch's own:
+        a lookup is deferred only when the batch had nothing for it). A
+        dispatch the worker could not match, matched here to an earlier call,
+        is that call's row, not a new one; every other row follows the rows
+        already here, in order.
+        """
+        owned = [site for site in local.sites if site.op_index >= 0]
+        alias: dict[int, int] = {}
+        for item in local.deferred:
+            kind = item[0]
+            if kind == _DISPATCH:
+                row = self._take(self.undispatched, item[2])
                 if row >= 0:
+                    alias[item[3]] = row
+            elif kind == _ANSWER:
+                _, line, call_id, is_error, digest, sites = item
+                row = self._answer(line, call_id, is_error, digest)
+                for site in sites or ():
+                    site.op_index = row
+                    if not site.quoted and row >= 0:
+                        self.site_rows.add(row)
+            else:
+                self._settled(*item[1:])
+        ops = self.ops
+        base = len(ops)
+        cols = local.columns
+        if not alias:
+            ops.extend_rows(
+                cols,
+                local.call_pos,
+                local.flags,
+                {base + r: art for r, art in local.artifacts.items()},
+            )
+            self.dispatch_keys.extend(local.dispatch_keys)
+
+            def remap(row: int) -> int:
+                return base + row
+
+        else:
+            gone = sorted(alias)
+            for r, row in alias.items():
+                ops.continue_row(
+                    row, cols[1][r], cols[2][r], cols[3][r], local.flags[r], local.artifacts.get(r)
+                )
+                self.dispatch_keys[row] = local.dispatch_keys[r]
+
+            def remap(row: int) -> int:
+                known = alias.get(row)
+                return known if known is not None else base + row - bisect_left(gone, row)
+
+            bounds = [-1, *gone, len(local.call_pos)]
+            pieces = list(pairwise(bounds))
+
+            def keep(col: array[int]) -> array[int]:
+                out = array(col.typecode)
+                for lo, hi in pieces:
+                    out.extend(col[lo + 1 : hi])
+                return out
+
+            ops.extend_rows(
+                [keep(c) for c in cols],
+                keep(local.call_pos),
+                keep(local.flags),
+                {remap(r): art for r, art in local.artifacts.items() if r not in alias},
+            )
+            self.dispatch_keys.extend(keep(local.dispatch_keys))
+        for site in owned:
+            site.op_index = remap(site.op_index)
+        for queues, theirs in (
+            (self.undispatched, local.undispatched),
+            (self.unanswered, local.unanswered),
+        ):
+            for call_id, rows in theirs.items():
+                queue = queues.get(call_id)
+                mapped = [remap(r) for r in rows]
+                if queue is None:
+                    queues[call_id] = mapped
+                else:
+                    queue.extend(mapped)
+        for op_id, row in local.pending.items():
+            self.pending[op_id] = remap(row)
+        for row, digest in local.message_digest.items():
+            self.message_digest[remap(row)] = digest
+        self.site_rows.update(remap(r) for r in local.site_rows)
+        a = self.analysis
+        a.sites.extend(local.sites)
+        a.findings.extend(local.findings)
+        self.ambiguous.extend(local.ambiguous)
+
+    # -- per event ---------------------------------------------------------------
+
+    def _message(
+        self,
+        line: int,
+        call_ids: tuple[str, ...],
+        call_id: str | None,
+        is_error: bool,
+        digest: str | None,
+        sites: list[MarkerSite] | None,
+        ambiguous: tuple[MarkerSite, list[MarkerSite], str] | None,
+    ) -> None:
+        row = -1
+        if call_ids:
+            add_call, undispatched = self.ops.add_call, self.undispatched
+            for pos, call in enumerate(call_ids):
+                new = add_call(line, pos)
+                self.dispatch_keys.append(0)
+                queue = undispatched.get(call)
+                if queue is None:
+                    undispatched[call] = [new]
+                else:
+                    queue.append(new)
+        elif call_id is not None:
+            row = self._answer(line, call_id, is_error, cast(str, digest))
+            if row == _DEFERRED:
+                self.deferred.append((_ANSWER, line, call_id, is_error, digest, sites))
+                row = -1
+        if sites:
+            for site in sites:
+                site.op_index = row
+                if not site.quoted and row >= 0:
                     self.site_rows.add(row)
-            sites.append(site)
-            self.analysis.sites.append(site)
-        candidates = [s for s in sites if s.marker.on_own_line(content)]
-        if role == "tool" and len(candidates) > 1:
-            self.ambiguous.append((candidates[0], candidates, content))
+            self.analysis.sites.extend(sites)
+            if ambiguous is not None:
+                self.ambiguous.append(ambiguous)
 
     @staticmethod
     def _take(queues: dict[str, list[int]], key: str) -> int:
@@ -262,51 +1038,68 @@ class AnalysisPass:
             del queues[key]
         return row
 
-    def _answer(self, env: Message, content: str) -> int:
-        call_id = env.tool_call_id
-        if call_id is None:
-            return -1
+    def _answer(self, line: int, call_id: str, is_error: bool, digest: str) -> int:
         row = self._take(self.unanswered, call_id)
         if row < 0:
             # A transcript written before dispatch lines existed answers calls directly.
             row = self._take(self.undispatched, call_id)
+            if self.local:
+                if row < 0:
+                    return _DEFERRED
+                self.taken_calls.append(_key(call_id))
+        if self.local:
+            self.asked_answers.append(_key(call_id))
         if row < 0:
             return -1
-        self.ops.set_message(row, env.line, is_error=env.is_error)
-        if self.ops.line("dispatch", row) >= 0 and self.ops.line("settle", row) < 0:
-            self.message_digest[row] = _sha(canonical_string(content).encode("utf-8"))
+        ops = self.ops
+        ops.set_message(row, line, is_error=is_error)
+        if ops.awaits_settle(row):
+            self.message_digest[row] = digest
         return row
 
-    def _dispatched(self, env: ToolDispatched) -> None:
-        call_id = env.call_id
+    def _dispatched(
+        self, line: int, call_id: str, op_id: str | None, key: int, mismatch: str | None
+    ) -> None:
         row = self._take(self.undispatched, call_id)
         if row < 0:
-            row = self.ops.add_dispatch(env.line)
+            row = self.ops.add_dispatch(line)
+            self.dispatch_keys.append(0)
+            if self.local:
+                self.deferred.append((_DISPATCH, line, call_id, row))
         else:
-            self.ops.set_dispatch(row, env.line)
-        op_id = env.op_id
-        if op_id is not None and self.op_ids.setdefault(key_of(op_id), row) < 0:
-            self.pending[op_id] = row
-        self.unanswered.setdefault(call_id, []).append(row)
-        want = env.arguments_digest
-        if want is not None and env.arguments is not None:
-            got = data_digest(env.arguments)
-            if got != want:
-                self.analysis.findings.append(
-                    Finding(
-                        "metadata-mismatch",
-                        env.line,
-                        None,
-                        f"arguments-digest {want[:64]} does not match the arguments "
-                        f"(their canonical JSON digests to {got})",
-                    )
-                )
+            self.ops.set_dispatch(row, line)
+            if self.local:
+                self.taken_calls.append(_key(call_id))
+        if op_id is not None:
+            if not self.exact_ids:
+                # Every id is unique (or this pass is thrown away): a new operation.
+                self.pending[op_id] = row
+                self.dispatch_keys[row] = key
+            elif self.op_ids.setdefault(key, row) < 0:
+                self.pending[op_id] = row
+        queue = self.unanswered.get(call_id)
+        if queue is None:
+            self.unanswered[call_id] = [row]
+        else:
+            queue.append(row)
+        if mismatch is not None:
+            self.analysis.findings.append(Finding("metadata-mismatch", line, None, mismatch))
 
-    def _settled(self, env: ToolSettled) -> None:
-        op_id = env.op_id
+    def _settled(
+        self,
+        line: int,
+        op_id: str | None,
+        key: int,
+        artifact: Mapping[str, Any] | None,
+        want: str | None,
+    ) -> None:
         row = self.pending.pop(op_id, -1) if op_id is not None else -1
         if row < 0:
-            earlier = self.op_ids.get(key_of(op_id)) if op_id is not None else -1
+            earlier = self._dispatch_row(key) if op_id is not None else -1
+            if self.local and op_id is not None and earlier < 0:
+                # Dispatched before this batch, perhaps: only the fold knows.
+                self.deferred.append((_SETTLE, line, op_id, key, artifact, want))
+                return
             done = earlier >= 0 and self.ops.line("settle", earlier) >= 0
             if done and id_at(self.t, self.ops.line("dispatch", earlier)) == op_id:
                 message = (
@@ -318,16 +1111,15 @@ class AnalysisPass:
                     f"tool-settled names operation {str(op_id)[:80]!r}, "
                     "which no earlier line dispatched"
                 )
-            self.analysis.findings.append(Finding("malformed-line", env.line, None, message))
+            self.analysis.findings.append(Finding("malformed-line", line, None, message))
             return
-        self.ops.set_settle(row, env.line, env.artifact)
+        self.ops.set_settle(row, line, artifact)
         digest = self.message_digest.pop(row, None)
-        want = env.result_digest
         if want is not None and digest is not None and want != digest:
             self.analysis.findings.append(
                 Finding(
                     "result-digest-mismatch",
-                    env.line,
+                    line,
                     None,
                     f"result-digest {want[:64]} does not match the tool message on line "
                     f"{self.ops.line('message', row)} (which digests to {digest})",
@@ -336,23 +1128,46 @@ class AnalysisPass:
 
     # -- replay (the reference's `load`, in file order) ----------------------------
 
-    def _compaction(self, env: Compaction) -> None:
-        through = env.replaces_through_id
+    def _compaction(self, event: tuple[Any, ...]) -> None:
+        _, line, through, env_id = event
         cut = self.replay.find(through) if through is not None else -1
         if cut < 0:
-            self.analysis.replay_problems.append(
-                f"line {env.line}: the compaction replaces through {str(through)[:80]!r}, "
-                "which is not a message the conversation still has"
-            )
+            self.analysis.replay_problems.append(f"line {line}: {self._not_found(through, line)}")
             return
-        self.replay.compact(cut, env.line, env.id or f"line-{env.line}")
+        replay = self.replay
+        # The first message the cut drops (sticky ones are kept): usually the
+        # first or second entry, so this reads a line or two, not the conversation.
+        first = next((replay[i].line for i in range(cut + 1) if not replay[i].sticky), -1)
+        self.analysis.compactions[line] = (first, replay[cut].line)
+        replay.compact(cut, line, env_id or f"line-{line}")
 
-    def _elision(self, env: Elision) -> None:
-        for target, stub in env.items:
+    def _not_found(self, through: str | None, line: int) -> str:
+        """Why the compaction on `line` cut nothing, placing its `replaces-through-id` by line.
+
+        An id is not a place a person can find; the line it was first seen on
+        is, and what that line is says why the conversation no longer has it:
+        a message an earlier compaction already replaced, or no message at all.
+        """
+        if through is None:
+            return "the compaction names no message to replace through (no replaces-through-id)"
+        quoted = repr(through[:80])
+        earlier = self._first_line(key_of(through), line)
+        if earlier < 0 or id_at(self.t, earlier) != through:
+            return f"the compaction replaces through {quoted}, an id no earlier line has"
+        env = read_envelope(self.t, earlier)
+        head = f"the compaction replaces through line {earlier} ({quoted}), "
+        if isinstance(env, Message):
+            return head + "which an earlier compaction already replaced"
+        what = f"a {env.type} line" if env is not None else "a line that is no envelope"
+        return head + f"{what}, not a message"
+
+    def _elision(self, event: tuple[Any, ...]) -> None:
+        _, line, items = event
+        for target, stub in items:
             index = self.replay.find(target)
             if index < 0:
                 self.analysis.replay_problems.append(
-                    f"line {env.line}: the elision stubs {target[:80]!r}, "
+                    f"line {line}: the elision stubs {target[:80]!r}, "
                     "which is not a message the conversation still has"
                 )
                 continue
@@ -360,17 +1175,21 @@ class AnalysisPass:
 
     # -- after the last line ---------------------------------------------------------
 
-    def finish(self, lines: int) -> Analysis:
+    def finish(self, lines: int, *, live: bool = False) -> Analysis:
         """Join markers to their operations, resolve them, add the whole-file findings.
 
         Args:
             lines: the transcript's line count, as the caller last read it.
+            live: the file is still being written (see `Analysis.live`).
 
         Returns:
             The analysis, complete. Feed nothing to this pass after.
         """
         a = self.analysis
         a.lines = lines
+        if live:
+            a.live = True
+            self.ops.set_live(self.last_turn)
         for site in a.sites:
             if site.op_index >= 0:
                 site.op = self.ops[site.op_index]
@@ -410,15 +1229,33 @@ class AnalysisPass:
             best.shape = _shape(content, best.marker)
 
 
-def analyse(transcript: Transcript, progress: Callable[[int, int], None] | None = None) -> Analysis:
+def analyse(
+    transcript: Transcript,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    workers: int | None = None,
+) -> Analysis:
     """One streaming pass over an indexed transcript.
 
     The result keeps a reference to `transcript`: operations and replay entries
     are read back from it on access (a closed transcript reopens read-only for
-    that).
+    that). Ids are checked for repeats at the end (`AnalysisPass`); in the rare
+    file where one repeats, the pass runs again with exact ids (and `progress`
+    starts over).
 
     Args:
         transcript: an indexed transcript (`Transcript.open` or `build_index` done).
         progress: called as `(lines_done, lines_total)` every few thousand lines.
+        workers: processes to parse in; default `parse_workers` (one, unless the
+            file is big and this process runs no other thread).
     """
-    return AnalysisPass(transcript).run(progress)
+    total = transcript.line_count
+    p = AnalysisPass(transcript, exact_ids=False)
+    p.read(progress, workers)
+    if not p.ids_unique():
+        p = AnalysisPass(transcript)
+        p.read(progress, workers)
+    a = p.finish(total)
+    if progress is not None:
+        progress(total, total)
+    return a

@@ -12,23 +12,57 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from transcript_view.core.findings import Severity
+from transcript_view.core.formats.detect import Format, NotATranscript
+from transcript_view.core.ledger import is_orphan, is_problem
 from transcript_view.core.report import Report, verify
+from transcript_view.core.text import plural
 from transcript_view.core.transcript import TranscriptError
 
 
 def summary_line(report: Report) -> str:
-    """One line per transcript: counts a person scans first."""
+    """One line per transcript: counts a person scans first.
+
+    After the severities (what the exit status follows) come the viewer's two
+    counts, by the ledger's rule: problems on lines (what `p` visits) and
+    orphans (what `o` lists), so the two never seem to disagree.
+    """
     notes = report.count(Severity.NOTE)
+    problems = sum(1 for f in report.findings if is_problem(f))
+    orphans = sum(1 for f in report.findings if is_orphan(f))
+    kind = "" if report.format is Format.REFERENCE else f" ({report.format.label})"
+    record = "envelope" if report.format is Format.REFERENCE else "record"
     return (
-        f"{report.transcript}: {report.envelopes:,} envelopes on {report.lines:,} lines, "
-        f"{report.markers:,} markers, {report.verified:,} verified; "
-        f"{report.errors} errors, {report.warnings} warnings, {notes} notes"
+        f"{report.transcript}{kind}: {plural(report.envelopes, record)} on "
+        f"{plural(report.lines, 'line')}, {plural(report.markers, 'marker')}, "
+        f"{checked_words(report)}; {plural(report.errors, 'error')}, "
+        f"{plural(report.warnings, 'warning')}, {plural(notes, 'note')}; "
+        f"{plural(problems, 'problem')}, {plural(orphans, 'orphan')}"
     )
+
+
+def checked_words(report: Report) -> str:
+    """What was checked of the markers, in the words the format allows.
+
+    Only the reference marker carries a digest, so only there is a marker
+    "verified"; a Claude Code sidecar can at best match its preview and size,
+    and a Codex cut keeps nothing to check.
+    """
+    if report.format is Format.CLAUDE_CODE:
+        n = report.matched
+        agree = "matches its sidecar" if n == 1 else "match their sidecars"
+        words = f"{n:,} {agree} (preview and size; this format records no digest)"
+        if report.present:
+            words += f", {report.present:,} present (their form records nothing else)"
+        return words
+    if report.format is Format.CODEX:
+        return "nothing stored to check (this format keeps no sidecars)"
+    return f"{report.verified:,} verified"
 
 
 def finding_line(report: Report, index: int) -> str:
@@ -44,26 +78,160 @@ def finding_line(report: Report, index: int) -> str:
 
 
 def run_check(
-    paths: Sequence[Path], *, as_json: bool, strict: bool, out: TextIO | None = None
+    paths: Sequence[Path],
+    *,
+    as_json: bool,
+    strict: bool,
+    out: TextIO | None = None,
+    format: Format | None = None,
+    jobs: int | None = None,
+    progress: TextIO | None = None,
 ) -> int:
-    """Verify each PATH and print the results; return the exit status."""
+    """Verify each PATH (a directory: every transcript in its tree) and print the results.
+
+    Returns the exit status. Several transcripts are checked in `jobs`
+    processes (default: one per core), printed in path order; one transcript
+    alone hashes its artifacts in that many processes instead. `progress`
+    (default: stderr when it is a terminal and the output is not JSON) gets a
+    line that counts transcripts as they finish.
+    """
     out = out if out is not None else sys.stdout
+    jobs = jobs or os.cpu_count() or 1
     status = 0
+    targets: list[tuple[Path, bool]] = []
     for path in paths:
-        try:
-            report = verify(path, workers=os.cpu_count() or 1)
-        except TranscriptError as exc:
-            print(f"transcript-view: {exc}", file=sys.stderr)
+        if path.is_dir():
+            found = transcripts_in(path)
+            if not found:
+                print(
+                    f"transcript-view: {path}: no .jsonl files in this directory tree",
+                    file=sys.stderr,
+                )
+                status = 2
+            targets.extend((p, True) for p in found)
+        else:
+            targets.append((path, False))
+    if progress is None and not as_json and sys.stderr.isatty() and len(targets) > 1:
+        progress = sys.stderr
+    skipped: list[Path] = []
+    done = 0
+    for path, walked, outcome in _outcomes(targets, format, jobs, as_json):
+        done += 1
+        if progress is not None:
+            progress.write(
+                f"\rtranscript-view: checked {done:,} of {plural(len(targets), 'transcript')}"
+            )
+            progress.flush()
+        if isinstance(outcome, str):
+            if walked and outcome.startswith(NOT_A_TRANSCRIPT):
+                skipped.append(path)
+                continue
+            if progress is not None:
+                progress.write("\r\x1b[K")
+            print(f"transcript-view: {outcome.removeprefix(NOT_A_TRANSCRIPT)}", file=sys.stderr)
             status = 2
             continue
-        if as_json:
-            out.write(json.dumps(report.as_dict(), ensure_ascii=False) + "\n")
-        else:
-            out.write(summary_line(report) + "\n")
-            for i in range(len(report.findings)):
-                out.write(finding_line(report, i) + "\n")
-        failed = report.errors > 0 or (strict and report.warnings > 0)
-        if failed and status == 0:
+        if progress is not None:
+            progress.write("\r\x1b[K")
+            progress.flush()
+        out.write(outcome.text)
+        if outcome.failed(strict) and status == 0:
             status = 1
+    if progress is not None:
+        progress.write("\r\x1b[K")
+        progress.flush()
+    if skipped:
+        print(
+            f"transcript-view: skipped {plural(len(skipped), 'file')} that "
+            f"{'is' if len(skipped) == 1 else 'are'} not a transcript "
+            f"(first: {skipped[0]})",
+            file=sys.stderr,
+        )
     out.flush()
     return status
+
+
+#: Directories inside a tree that hold sidecars, never transcripts.
+_SIDECAR_DIRS = ("tool-results",)
+
+
+def transcripts_in(directory: Path) -> list[Path]:
+    """Every `.jsonl` file in a directory tree, sorted; symlinks and sidecar folders skipped."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.endswith(".artifacts")
+            and d not in _SIDECAR_DIRS
+            and not os.path.islink(os.path.join(root, d))
+        )
+        for name in sorted(files):
+            path = Path(root) / name
+            if name.endswith(".jsonl") and not path.is_symlink() and path.is_file():
+                found.append(path)
+    return found
+
+
+#: Prefix marking an outcome that is "not a transcript" (skipped quietly in a tree walk).
+NOT_A_TRANSCRIPT = "\x00not-a-transcript\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One transcript's printed result, made where it was checked (maybe another process)."""
+
+    text: str
+    errors: int
+    warnings: int
+
+    def failed(self, strict: bool) -> bool:
+        """Whether this transcript makes the exit status 1."""
+        return self.errors > 0 or (strict and self.warnings > 0)
+
+
+def check_one(path: Path, as_json: bool, fmt: Format | None, workers: int) -> Outcome | str:
+    """Verify one transcript and format its output; a string is the error to print."""
+    try:
+        report = verify(path, workers=workers, format=fmt)
+    except NotATranscript as exc:
+        return NOT_A_TRANSCRIPT + str(exc)
+    except TranscriptError as exc:
+        return str(exc)
+    if as_json:
+        text = json.dumps(report.as_dict(), ensure_ascii=False) + "\n"
+    else:
+        lines = [summary_line(report)]
+        lines.extend(finding_line(report, i) for i in range(len(report.findings)))
+        text = "\n".join(lines) + "\n"
+    return Outcome(text, report.errors, report.warnings)
+
+
+def _check_job(job: tuple[Path, bool, Format | None]) -> Outcome | str:
+    path, as_json, fmt = job
+    return check_one(path, as_json, fmt, 1)
+
+
+def _outcomes(
+    targets: Sequence[tuple[Path, bool]], fmt: Format | None, jobs: int, as_json: bool
+) -> Iterator[tuple[Path, bool, Outcome | str]]:
+    """Each target's outcome, in order: in-process for one, in `jobs` processes for several.
+
+    Parsing is pure Python and holds the GIL, so transcripts are checked in
+    processes, not threads; results come back in path order (`map`), so the
+    output is the same whatever the number of cores.
+    """
+    if len(targets) <= 1 or jobs <= 1:
+        for path, walked in targets:
+            yield path, walked, check_one(path, as_json, fmt, jobs)
+        return
+    import concurrent.futures
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        work = [(path, as_json, fmt) for path, _ in targets]
+        results = pool.map(_check_job, work, chunksize=max(1, min(16, len(work) // (jobs * 8))))
+        for (path, walked), outcome in zip(targets, results, strict=True):
+            yield path, walked, outcome

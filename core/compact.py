@@ -101,6 +101,7 @@ class LineColumns:
 
     def __init__(self, *names: str) -> None:
         self._cols = {name: array("i") for name in names}
+        self._order = tuple(self._cols.values())
 
     def __len__(self) -> int:
         return len(next(iter(self._cols.values())))
@@ -110,6 +111,16 @@ class LineColumns:
         for name, col in self._cols.items():
             col.append(values.get(name, -1))
         return len(self) - 1
+
+    def append_row(self, *values: int) -> int:
+        """Add a row given every column's value in column order; returns the row index.
+
+        The analysis pass adds a row per tool call; keyword arguments cost a dict each.
+        """
+        cols = self._order
+        for col, value in zip(cols, values, strict=True):
+            col.append(value)
+        return len(cols[0]) - 1
 
     def get(self, name: str, row: int) -> int:
         """One cell."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from transcript_view.core.envelopes import Envelope, SessionMeta
 from transcript_view.core.findings import Finding
 from transcript_view.core.markers import MarkerKind
 from transcript_view.core.records import MarkerSite, OpState
@@ -25,7 +24,7 @@ def end_of_pass_findings(
     *,
     problems: Iterable[LineProblem],
     envelopes: int,
-    first: Envelope | None,
+    first: tuple[int, str] | None,
     operations: Operations,
     site_rows: set[int],
     excerpt_sites: Iterable[MarkerSite],
@@ -35,7 +34,7 @@ def end_of_pass_findings(
     Args:
         problems: the lines that did not parse, in file order.
         envelopes: how many lines did parse.
-        first: the first envelope, if any.
+        first: the first envelope's line and type, if there is one.
         operations: the operations table, complete.
         site_rows: the operation rows whose tool message carries an excerpt marker.
         excerpt_sites: the markers that are a tool result's own (resolved).
@@ -48,13 +47,13 @@ def end_of_pass_findings(
         torn = problem.kind == "torn-tail" and not nothing_parsed
         kind = "torn-tail" if torn else "malformed-line"
         out.append(Finding(kind, problem.line, None, problem.message))
-    if first is not None and not isinstance(first, SessionMeta):
+    if first is not None and first[1] != "session-meta":
         out.append(
             Finding(
                 "malformed-line",
-                first.line,
+                first[0],
                 None,
-                f"the first envelope is a {first.type[:40]!r} line; "
+                f"the first envelope is a {first[1][:40]!r} line; "
                 "a transcript starts with session-meta",
             )
         )
@@ -67,10 +66,15 @@ def end_of_pass_findings(
 
 
 def unsettled_findings(operations: Operations) -> list[Finding]:
-    """A warning for each call dispatched but never settled (a crash, or a lost settle)."""
+    """A warning for each call dispatched but never settled (a crash, or a lost settle).
+
+    Not for a call that may still be running (`Operations.in_flight`: the last
+    turn of a file being followed): that is no problem, only not done yet.
+    """
     out = []
-    for row in range(len(operations)):
-        if operations.state(row) in (OpState.RUNNING, OpState.SETTLE_NEVER_LANDED):
+    for row in operations.unsettled_rows():
+        unsettled = operations.state(row) in (OpState.RUNNING, OpState.SETTLE_NEVER_LANDED)
+        if unsettled and not operations.in_flight(row):
             op = operations[row]
             out.append(
                 Finding(

@@ -33,8 +33,13 @@ KNOWN_TYPES = frozenset(
 TOOL_OUTCOMES = frozenset({"completed", "failed", "outcome-unknown"})
 
 
-def _text(value: Any) -> str:
-    """A payload field as text: `None` is empty, a string itself, anything else its JSON."""
+def field_text(value: Any) -> str:
+    """A payload field as text: `None` is empty, a string itself, anything else its JSON.
+
+    Public because the analysis pass reads fields from the parsed object
+    directly (an accessor call a field is too slow for millions of lines) and
+    must read them exactly as these classes do.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
@@ -42,8 +47,13 @@ def _text(value: Any) -> str:
     return canonical_json(value)
 
 
-def _opt_str(value: Any) -> str | None:
+def field_str(value: Any) -> str | None:
+    """A payload field that is a string, else None (as the accessors read it)."""
     return value if isinstance(value, str) else None
+
+
+_text = field_text
+_opt_str = field_str
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,9 +111,7 @@ class FileLines:
         self._row_start = 0  # start of the row being scanned (end not known yet)
         self._complete = self._size == 0
         # (checkpoint, end row) -> (row boundaries, the window's bytes, their offset)
-        self._windows: OrderedDict[tuple[int, int], tuple[array[int], bytes, int]] = (
-            OrderedDict()
-        )
+        self._windows: OrderedDict[tuple[int, int], tuple[array[int], bytes, int]] = OrderedDict()
         self._tail: list[tuple[int, int]] | None = None
         self._tail_data = b""
         self._tail_from = 0

@@ -33,6 +33,10 @@ KINDS: dict[str, Severity] = {
     "orphan-artifact": Severity.WARNING,
     "partial-write": Severity.WARNING,
     "unsettled-operation": Severity.WARNING,
+    "path-mismatch": Severity.WARNING,
+    "sidecar-not-json": Severity.WARNING,
+    "output-capped": Severity.NOTE,
+    "inline-duplicate": Severity.NOTE,
     "not-stored": Severity.NOTE,
     "chars-differ": Severity.NOTE,
 }

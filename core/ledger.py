@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 
 from transcript_view.core.analysis import Analysis
+from transcript_view.core.artifacts import TEMP_PREFIX, TEMP_SUFFIX, artifact_name, is_temp_name
 from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.formats.model import SessionAnalysis, SpillSite
+from transcript_view.core.formats.rules import spill_state
 from transcript_view.core.markers import MarkerKind, is_safe_basename
 from transcript_view.core.records import MarkerSite, SiteKey
+from transcript_view.core.tables import Operations, id_at
+from transcript_view.core.text import plural
 from transcript_view.core.verification import FileCheck, FileState, MarkerState, OrphanFile
 
 # -- the rules ---------------------------------------------------------------------------------
@@ -52,7 +58,7 @@ def site_state(site: MarkerSite, fc: FileCheck | None) -> tuple[MarkerState, lis
                 "size-mismatch",
                 line,
                 name,
-                f"the marker says {m.bytes:,} bytes; the file has {fc.size:,}",
+                f"the marker says {plural(m.bytes, 'byte')}; the file has {fc.size:,}",
             )
         ]
     if fc.digest != m.digest:
@@ -88,41 +94,168 @@ def site_state(site: MarkerSite, fc: FileCheck | None) -> tuple[MarkerState, lis
                 "chars-differ",
                 line,
                 name,
-                f"recorded {recorded:,} chars, {fc.chars:,} under current Unicode "
+                f"recorded {plural(recorded, 'char')}, {fc.chars:,} under current Unicode "
                 "(bytes and digest match: a writer on another Unicode version)",
             )
         )
     return MarkerState.VERIFIED, findings
 
 
-def orphan_findings(orphans: Sequence[OrphanFile]) -> list[Finding]:
-    """`orphan-artifact` / `partial-write` warnings for unnamed files."""
+#: Finding kinds about files no line names. They are counted apart from the
+#: problems (the viewer's header says "orphans", `o` lists them, `--check`'s
+#: summary line counts them too): `p` steps through transcript lines, and no line
+#: can lead to a file that no line names.
+ORPHAN_KINDS: frozenset[str] = frozenset({"orphan-artifact", "partial-write"})
+
+
+def is_orphan(f: Finding) -> bool:
+    """A finding about a file no line names (counted as an orphan, not a problem)."""
+    return f.kind in ORPHAN_KINDS
+
+
+def is_problem(f: Finding) -> bool:
+    """An error or warning on a transcript line: what the header counts and `p` visits."""
+    return f.severity is not Severity.NOTE and not is_orphan(f)
+
+
+#: Why a sidecar is an orphan: no transcript of its session names it or its tool call.
+SESSION_UNNAMED = "no transcript of the session names it or its tool call"
+#: Why a file no line names is there, when no transcript is left to ask.
+TRANSCRIPT_GONE = "its transcript is gone"
+#: ... when its name is an artifact's, but no dispatch has the op id in it.
+NO_DISPATCH = "no dispatch has this op id"
+#: ... when its name is not `<op-id>.txt` at all.
+NOT_AN_ARTIFACT_NAME = "not named like an artifact (<op-id>.txt)"
+#: What is known of a file listed but never explained against a transcript.
+UNEXPLAINED = "no line names it"
+
+
+def partial_target(name: str) -> str | None:
+    """The artifact a leftover temp file was being written as, if its name says.
+
+    `Store` names its temp file `.tmp-<artifact>.<pid>.<random>.partial`.
+    """
+    if not is_temp_name(name):
+        return None
+    parts = name[len(TEMP_PREFIX) : len(name) - len(TEMP_SUFFIX)].rsplit(".", 2)
+    return parts[0] if len(parts) == 3 and parts[0] else None
+
+
+def _rows_by_artifact_name(analysis: Analysis, names: set[str]) -> dict[str, int]:
+    """The operation whose artifact would be called each of `names` (the latest wins).
+
+    An artifact is named `<op-id>.txt` with the op id sanitised, and a
+    dispatch's envelope id is its op id, so each dispatch line's id is read
+    back (the table keeps no ids). Only orphans need this, they are rare, and
+    the ones a crash leaves are near the end: the scan runs from the last
+    operation back and stops once every name is found.
+    """
+    found: dict[str, int] = {}
+    ops = analysis.operations
+    t = analysis.transcript
+    for row in range(len(ops) - 1, -1, -1):
+        if len(found) == len(names):
+            break
+        line = ops.line("dispatch", row)
+        if line < 0:
+            continue
+        name = artifact_name(id_at(t, line))
+        if name in names and name not in found:
+            found[name] = row
+    return found
+
+
+def _operation_reason(ops: Operations, row: int, name: str) -> str:
+    """How far the operation that would own `name` got, from the lines it has."""
+    where = f"dispatched at line {ops.line('dispatch', row)}"
+    settle = ops.line("settle", row)
+    if settle < 0:
+        return f"{where}, never settled"
+    art = ops.artifact(row)
+    other = art.get("file") if art is not None else None
+    if isinstance(other, str) and other != name:
+        return f"{where}; its settle on line {settle} names {other[:80]!r} instead"
+    return f"{where}; its settle on line {settle} does not name it"
+
+
+def explain_orphans(
+    orphans: Sequence[OrphanFile], analysis: Analysis | SessionAnalysis | None
+) -> list[OrphanFile]:
+    """Each orphan with its own reason (`OrphanFile.reason`), read off the operations.
+
+    A file named like an artifact belongs to the operation whose op id its name
+    is; what that operation's lines say (never settled, settled naming another
+    file...) is why no line names the file. `analysis` None: the transcript is
+    gone (a lost artifact directory), which is the reason for every file.
+    """
+    if isinstance(analysis, SessionAnalysis):
+        # Sidecars are named by tool call, not by op id: nothing more to read off.
+        return [replace(o, reason=SESSION_UNNAMED) for o in orphans]
+    targets = {o.name: partial_target(o.name) if o.partial_write else o.name for o in orphans}
+    rows: dict[str, int] = {}
+    if analysis is not None:
+        wanted = {n for n in targets.values() if n is not None and n.endswith(".txt")}
+        rows = _rows_by_artifact_name(analysis, wanted) if wanted else {}
     out = []
     for o in orphans:
+        target = targets[o.name]
+        if analysis is None:
+            why = TRANSCRIPT_GONE
+        elif target is None:
+            why = ""
+        elif target in rows:
+            why = _operation_reason(analysis.operations, rows[target], target)
+        elif target.endswith(".txt"):
+            why = NO_DISPATCH if target == o.name else "no dispatch has its op id"
+        else:
+            why = NOT_AN_ARTIFACT_NAME
         if o.partial_write:
+            write = f"an interrupted write of {target}" if target else "an interrupted write"
+            why = f"{write}; {why}" if why else write
+        out.append(replace(o, reason=why))
+    return out
+
+
+def orphan_findings(orphans: Sequence[OrphanFile]) -> list[Finding]:
+    """`orphan-artifact` / `partial-write` warnings for unnamed files, each with its reason."""
+    out = []
+    for o in orphans:
+        size = plural(o.size, "byte")
+        if o.partial_write:
+            what = o.reason or "an interrupted artifact write"
             out.append(
-                Finding(
-                    "partial-write",
-                    None,
-                    o.name,
-                    f"leftover temp file of an interrupted artifact write ({o.size:,} bytes)",
-                )
+                Finding("partial-write", None, o.name, f"leftover temp file of {what} ({size})")
             )
         else:
-            what = "" if o.kind == "file" else f" ({o.kind})"
+            kind = "" if o.kind == "file" else f" ({o.kind})"
+            why = f"; {o.reason}" if o.reason else ""
             out.append(
                 Finding(
-                    "orphan-artifact",
-                    None,
-                    o.name,
-                    f"no line names this file{what} ({o.size:,} bytes)",
+                    "orphan-artifact", None, o.name, f"no line names this file{kind}{why} ({size})"
                 )
             )
     return out
 
 
-# -- the ledger --------------------------------------------------------------------------------
+#: A marker the ledger verifies: the reference's, or another format's spill marker.
+Site = MarkerSite | SpillSite
 
+
+def _checked_file(site: Site) -> str | None:
+    """The basename a marker's verdict depends on (None: no file to read)."""
+    if isinstance(site, MarkerSite):
+        return site.marker.file if site.marker.safe_name else None
+    return site.file if site.safe_name and site.form.stored else None
+
+
+def verdict_of(site: Site, fc: FileCheck | None) -> tuple[MarkerState, list[Finding]]:
+    """A marker's badge and findings by its format's rule (the only dispatch on format)."""
+    if isinstance(site, MarkerSite):
+        return site_state(site, fc)
+    return spill_state(site, fc)
+
+
+# -- the ledger --------------------------------------------------------------------------------
 
 
 def _finding_order(f: Finding) -> tuple[bool, int]:
@@ -139,35 +272,30 @@ class VerificationLedger:
             the previous ledger's over, so files are not hashed twice).
     """
 
-    def __init__(self, analysis: Analysis, checks: Mapping[str, FileCheck] | None = None) -> None:
+    def __init__(
+        self, analysis: Analysis | SessionAnalysis, checks: Mapping[str, FileCheck] | None = None
+    ) -> None:
         self.analysis = analysis
-        self._sites: list[MarkerSite] = analysis.excerpt_sites
-        self._by_key: dict[SiteKey, MarkerSite] = {s.key: s for s in self._sites}
-        self._by_file: dict[str, list[MarkerSite]] = {}
+        self._sites: Sequence[Site] = analysis.excerpt_sites
+        self._by_key: dict[SiteKey, Site] = {s.key: s for s in self._sites}
+        self._by_file: dict[str, list[Site]] = {}
         for site in self._sites:
-            name = site.marker.file
-            if name is not None and site.marker.safe_name:
+            name = _checked_file(site)
+            if name is not None:
                 self._by_file.setdefault(name, []).append(site)
         # Settles whose `artifact` key names a file although no marker does: the
         # file should still exist (the analysis already reports the metadata
         # disagreement; whether the file is there is this ledger's question).
-        sited_ops = {s.op_index for s in self._sites}
-        self._key_only: dict[str, list[int]] = {}
-        ops = analysis.operations
-        for row, art in ops.with_artifacts().items():
-            key_file = art.get("file")
-            if row in sited_ops or not isinstance(key_file, str) or key_file in self._by_file:
-                continue
-            if is_safe_basename(key_file):
-                line = ops.line("settle", row)
-                self._key_only.setdefault(key_file, []).append(line)
+        self._key_only: dict[str, list[int]] = (
+            self._settle_only_files(analysis) if isinstance(analysis, Analysis) else {}
+        )
         self._checks: dict[str, FileCheck] = {}
         # One entry per marker, (badge, findings) replaced together, so a reader on
         # another thread never sees a new badge with the old findings.
         self._verdicts: dict[SiteKey, tuple[MarkerState, list[Finding]]] = {}
         self._key_findings: dict[str, list[Finding]] = {}
         for site in self._sites:
-            self._verdicts[site.key] = site_state(site, None)
+            self._verdicts[site.key] = verdict_of(site, None)
         # What a line's own rows show (not a marker's): the analysis's errors and
         # warnings, then missing files only a settle names. Lists replaced whole.
         self._line_findings: dict[int, list[Finding]] = {}
@@ -179,10 +307,29 @@ class VerificationLedger:
         self._orphan_findings: list[Finding] = []
         for check in (checks or {}).values():
             # A file once named only by a settle was checked without its grapheme
-            # count; if a marker names it now, it is hashed again with one.
-            uncounted = check.state is FileState.OK and check.chars is None
-            if (check.name in self._by_file and not uncounted) or check.name in self._key_only:
+            # count; if a marker names it now, it is hashed again with one (and a
+            # Claude Code sidecar without its UTF-16 length, when a size needs it).
+            name = check.name
+            ok = check.state is FileState.OK
+            lacking = ok and (
+                (self.counts_chars(name) and check.chars is None)
+                or (self.counts_utf16(name) and check.utf16 is None)
+            )
+            if (name in self._by_file and not lacking) or name in self._key_only:
                 self.record(check)
+
+    def _settle_only_files(self, analysis: Analysis) -> dict[str, list[int]]:
+        """Files only a settle's `artifact` key names, with the settles' lines (reference only)."""
+        out: dict[str, list[int]] = {}
+        ops = analysis.operations
+        sited_ops = {s.op_index for s in self._sites if isinstance(s, MarkerSite)}
+        for row, art in ops.with_artifacts().items():
+            key_file = art.get("file")
+            if row in sited_ops or not isinstance(key_file, str) or key_file in self._by_file:
+                continue
+            if is_safe_basename(key_file):
+                out.setdefault(key_file, []).append(ops.line("settle", row))
+        return out
 
     # -- what to check ----------------------------------------------------------------------------
 
@@ -197,7 +344,14 @@ class VerificationLedger:
         Counting is most of the cost of checking a mixed-script file; a file only
         an `artifact` key names is checked for being there, so it can skip it.
         """
-        return name in self._by_file
+        return name in self._by_file and any(isinstance(s, MarkerSite) for s in self._by_file[name])
+
+    def counts_utf16(self, name: str) -> bool:
+        """Whether the file's UTF-16 length matters (a Claude Code size names it in those units)."""
+        return any(
+            isinstance(s, SpillSite) and not s.bash and s.size_text is not None
+            for s in self._by_file.get(name, ())
+        )
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -211,7 +365,7 @@ class VerificationLedger:
         self._checks[name] = check
         changed: set[int] = set()
         for site in self._by_file.get(name, ()):
-            verdict = site_state(site, check)
+            verdict = verdict_of(site, check)
             if verdict != self._verdicts.get(site.key):
                 changed.add(site.line)
             self._verdicts[site.key] = verdict
@@ -230,9 +384,15 @@ class VerificationLedger:
                 changed.add(f.line)
         return sorted(changed)
 
-    def record_orphans(self, orphans: Sequence[OrphanFile]) -> None:
-        """Take the listing of the artifact directory: files no line names."""
-        self.orphans = list(orphans)
+    def record_orphans(self, orphans: Sequence[OrphanFile], *, explained: bool = False) -> None:
+        """Take the listing of the artifact directory: files no line names.
+
+        Each is explained against this analysis's operations (`explain_orphans`),
+        so the orphans screen and `--check` give the same reason; `explained`
+        says the caller did that already (`core.report.orphans_of`, in a worker
+        thread: reading dispatch lines back can take a while on a big file).
+        """
+        self.orphans = list(orphans) if explained else explain_orphans(orphans, self.analysis)
         self._orphan_findings = orphan_findings(self.orphans)
 
     # -- reading -------------------------------------------------------------------------------
@@ -246,7 +406,7 @@ class VerificationLedger:
         """The check of one artifact file, if it has been recorded."""
         return self._checks.get(name)
 
-    def site(self, key: SiteKey) -> MarkerSite | None:
+    def site(self, key: SiteKey) -> Site | None:
         """The excerpt marker with this key (quoted markers are not verified, so absent)."""
         return self._by_key.get(key)
 
@@ -287,6 +447,16 @@ class VerificationLedger:
         return len(self._sites)
 
     @property
+    def matched(self) -> int:
+        """Markers of a format with no digest whose preview and size match their sidecar."""
+        return sum(1 for s, _ in self._verdicts.values() if s is MarkerState.MATCHES)
+
+    @property
+    def present(self) -> int:
+        """Markers whose form records nothing but the sidecar's name, and it is there."""
+        return sum(1 for s, _ in self._verdicts.values() if s is MarkerState.PRESENT)
+
+    @property
     def verified(self) -> int:
         """Markers whose artifact is there and is what the marker says."""
         return sum(1 for s, _ in self._verdicts.values() if s is MarkerState.VERIFIED)
@@ -307,8 +477,17 @@ class VerificationLedger:
         return out
 
     def problems(self) -> list[Finding]:
-        """Errors and warnings: what the viewer's header counts and `p` / `P` visit."""
-        return [f for f in self.findings() if f.severity is not Severity.NOTE]
+        """Errors and warnings on transcript lines: the header's problems, what `p` visits.
+
+        Orphans are not among them (`orphan_warnings`): no line leads to a file no
+        line names, so counting them here made the header promise problems `p`
+        could never reach.
+        """
+        return [f for f in self.findings() if is_problem(f)]
+
+    def orphan_warnings(self) -> list[Finding]:
+        """The warnings about files no line names: the header's orphans, what `o` lists."""
+        return list(self._orphan_findings)
 
     def count(self, severity: Severity) -> int:
         """How many findings have this severity."""

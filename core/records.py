@@ -65,6 +65,9 @@ class ToolOperation:
     result_digest: str | None = None
     artifact: Mapping[str, Any] | None = None
     is_error: bool = False
+    in_flight: bool = False
+    """The transcript is being followed and this call is of its last turn, unsettled:
+    it may still be running, so it reads "running" instead of a crash's words."""
 
     @property
     def state(self) -> OpState:
@@ -76,10 +79,17 @@ class ToolOperation:
         )
 
     def describe_state(self) -> str:
-        """The state in words a person reads in a viewer."""
+        """The state in words a person reads in a viewer.
+
+        The words for an unsettled call are what a finished file means (the
+        process died, the settle was lost); while its file is still being
+        written (`in_flight`) the same lines mean it has not got there yet.
+        """
         state = self.state
         if state is OpState.SETTLED:
             return self.outcome or "settled"
+        if self.in_flight:
+            return "not dispatched yet" if state is OpState.NEVER_DISPATCHED else "running"
         if state is OpState.NEVER_DISPATCHED:
             return "never dispatched"
         if state is OpState.RUNNING:

@@ -12,9 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from transcript_view.core.analysis import Analysis, analyse
+from transcript_view.core.analysis import Analysis
 from transcript_view.core.findings import Finding, Severity
-from transcript_view.core.ledger import VerificationLedger
+from transcript_view.core.formats.detect import Format, NotATranscript, detect, expected_message
+from transcript_view.core.formats.model import SessionAnalysis, SpillSite
+from transcript_view.core.formats.readers import analyse_as
+from transcript_view.core.ledger import VerificationLedger, explain_orphans
 from transcript_view.core.transcript import Transcript
 from transcript_view.core.verification import MarkerState, OrphanFile, check_files, list_orphans
 
@@ -31,8 +34,12 @@ class Badge:
 
     def as_dict(self) -> dict[str, object]:
         """The `--check --json` shape of a badge."""
-        return {"line": self.line, "start": self.start, "file": self.file,
-                "state": self.state.value}  # fmt: skip
+        return {
+            "line": self.line,
+            "start": self.start,
+            "file": self.file,
+            "state": self.state.value,
+        }
 
 
 @dataclass(slots=True)
@@ -40,13 +47,19 @@ class Report:
     """The outcome of verifying one transcript."""
 
     transcript: Path
-    artifact_dir: Path
+    artifact_dir: Path | None
+    """Where the marked-out rest lives (None for a format that keeps none)."""
     lines: int
     envelopes: int
     markers: int
     verified: int
     findings: list[Finding]
-    analysis: Analysis | None = None
+    analysis: Analysis | SessionAnalysis | None = None
+    format: Format = Format.REFERENCE
+    matched: int = 0
+    """Markers whose sidecar's start is their preview and whose size is theirs (no digest)."""
+    present: int = 0
+    """Markers of a form that records only the sidecar's name, whose sidecar is there."""
     orphans: list[OrphanFile] = field(default_factory=list)
     badges: list[Badge] = field(default_factory=list)
     """Each excerpt marker's line, file and state, in transcript order."""
@@ -74,11 +87,14 @@ class Report:
         """The `--check --json` object for this transcript."""
         return {
             "transcript": str(self.transcript),
-            "artifact_dir": str(self.artifact_dir),
+            "format": self.format.value,
+            "artifact_dir": str(self.artifact_dir) if self.artifact_dir is not None else None,
             "lines": self.lines,
             "envelopes": self.envelopes,
             "markers": self.markers,
             "verified": self.verified,
+            "matched": self.matched,
+            "present": self.present,
             "badges": [b.as_dict() for b in self.badges],
             "findings": [f.as_dict() for f in self.findings],
         }
@@ -90,32 +106,81 @@ def verify_transcript(
     progress: Callable[[str, int, int], None] | None = None,
     count_chars: bool = True,
     workers: int = 1,
+    format: Format | None = None,
 ) -> Report:
     """Verify an opened transcript: analysis, every named artifact, orphans.
 
     `progress(phase, done, total)` reports `index`, `lines` and `artifacts` phases.
     `workers` > 1 checks artifacts in that many processes (see `check_files`).
+    `format` forces a format; by default the file's first lines decide.
+
+    Raises:
+        NotATranscript: the file is none of the formats (and none was forced).
     """
+    fmt = format if format is not None else detect_or_raise(transcript.path)
     if not transcript.index_complete or transcript.line_count == 0:
         transcript.build_index(
             (lambda d, t: progress("index", d, t)) if progress is not None else None
         )
-    analysis = analyse(
-        transcript, (lambda d, t: progress("lines", d, t)) if progress is not None else None
+    analysis = analyse_as(
+        transcript, fmt, (lambda d, t: progress("lines", d, t)) if progress is not None else None
     )
     ledger = VerificationLedger(analysis)
-    directory = transcript.artifact_dir
-    wanted = ledger.wanted()
-    counted = [n for n in wanted if count_chars and ledger.counts_chars(n)]
-    existence = [n for n in wanted if not (count_chars and ledger.counts_chars(n))]
-    for names, chars in ((counted, True), (existence, False)):
-        checks = check_files(
-            directory, names, count_chars=chars, workers=workers, progress=progress
-        )
-        for check in checks.values():
-            ledger.record(check)
-    ledger.record_orphans(list_orphans(directory, analysis.named_files()))
+    directory = analysis_dir(analysis)
+    if directory is not None:
+        wanted = ledger.wanted()
+        counted = [n for n in wanted if count_chars and ledger.counts_chars(n)]
+        utf16 = [n for n in wanted if n not in counted and ledger.counts_utf16(n)]
+        existence = [n for n in wanted if n not in counted and n not in utf16]
+        for names, chars, units in (
+            (counted, True, False),
+            (utf16, False, True),
+            (existence, False, False),
+        ):
+            checks = check_files(
+                directory,
+                names,
+                count_chars=chars,
+                count_utf16=units,
+                workers=workers,
+                progress=progress,
+            )
+            for check in checks.values():
+                ledger.record(check)
+    ledger.record_orphans(orphans_of(analysis), explained=True)
     return report_of(ledger)
+
+
+def analysis_dir(analysis: Analysis | SessionAnalysis) -> Path | None:
+    """Where an analysis's markers point: the artifact or sidecar directory, if any."""
+    if isinstance(analysis, Analysis):
+        return analysis.transcript.artifact_dir
+    return analysis.artifact_dir
+
+
+def orphans_of(analysis: Analysis | SessionAnalysis) -> list[OrphanFile]:
+    """Files in the artifact or sidecar directory that nothing names (and no rule exempts),
+    each with its reason (`explain_orphans`).
+
+    The viewer's verification worker and `--check` both call this.
+    """
+    directory = analysis_dir(analysis)
+    if directory is None:
+        return []
+    if isinstance(analysis, SessionAnalysis) and not analysis.owns_orphans:
+        return []  # the session's main transcript reports them
+    found = list_orphans(directory, analysis.named_files())
+    if isinstance(analysis, SessionAnalysis):
+        found = [o for o in found if not analysis.exempt(o.name)]
+    return explain_orphans(found, analysis)
+
+
+def detect_or_raise(path: Path) -> Format:
+    """The file's format, or `NotATranscript` with the one line a user should read."""
+    detection = detect(path)
+    if detection.format is None:
+        raise NotATranscript(expected_message(path, detection))
+    return detection.format
 
 
 def report_of(ledger: VerificationLedger) -> Report:
@@ -124,7 +189,7 @@ def report_of(ledger: VerificationLedger) -> Report:
     transcript = analysis.transcript
     return Report(
         transcript=transcript.path,
-        artifact_dir=transcript.artifact_dir,
+        artifact_dir=analysis_dir(analysis),
         lines=analysis.lines,
         envelopes=analysis.envelopes,
         markers=ledger.markers,
@@ -133,9 +198,17 @@ def report_of(ledger: VerificationLedger) -> Report:
         analysis=analysis,
         orphans=list(ledger.orphans or []),
         badges=[
-            Badge(s.line, s.marker.start, s.marker.file, ledger.state(s.key))
+            Badge(
+                s.line,
+                s.offset if isinstance(s, SpillSite) else s.marker.start,
+                s.file,
+                ledger.state(s.key),
+            )
             for s in analysis.excerpt_sites
         ],
+        format=analysis.format if isinstance(analysis, SessionAnalysis) else Format.REFERENCE,
+        matched=ledger.matched,
+        present=ledger.present,
     )
 
 
@@ -145,11 +218,15 @@ def verify(
     progress: Callable[[str, int, int], None] | None = None,
     count_chars: bool = True,
     workers: int = 1,
+    format: Format | None = None,
 ) -> Report:
     """Verify the transcript at `path` and its artifacts; never writes anything.
 
     Raises:
         TranscriptError: the path is not a readable regular file.
+        NotATranscript: the file is none of the formats (and none was forced).
     """
     with Transcript(path) as t:
-        return verify_transcript(t, progress=progress, count_chars=count_chars, workers=workers)
+        return verify_transcript(
+            t, progress=progress, count_chars=count_chars, workers=workers, format=format
+        )

@@ -96,6 +96,8 @@ class _Rows(Sequence[T]):
 
 
 _ROLES = ("system", "user", "assistant", "tool")
+#: A replayed message's role as the low bits of its flags (7: another role, kept aside).
+ROLE_CODES = {role: code for code, role in enumerate(_ROLES)}
 _ERROR, _HAS_ARTIFACT = 1, 2
 
 # -- the operations table ----------------------------------------------------------------------
@@ -112,6 +114,7 @@ class Operations(_Rows[ToolOperation]):
         """An empty table whose rows will be read back from `transcript`."""
         self._t = transcript
         self._cols = LineColumns("call", "dispatch", "message", "settle")
+        self._bind()
         self._call_pos = array("i")
         self._flags = array("b")
         self._artifacts: dict[int, Mapping[str, Any]] = {}
@@ -119,6 +122,7 @@ class Operations(_Rows[ToolOperation]):
         self._cache: OrderedDict[int, ToolOperation] = OrderedDict()
         # A viewer reads operations from its UI thread and its layout workers at once.
         self._lock = threading.Lock()
+        self._live_turn = -1
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Operations:
         """A copy for `Analyser` snapshots: the columns copied, the transcript shared.
@@ -130,44 +134,68 @@ class Operations(_Rows[ToolOperation]):
         memo[id(self)] = new
         new._t = self._t
         new._cols = copy.deepcopy(self._cols, memo)
+        new._bind()
         new._call_pos = array("i", self._call_pos)
         new._flags = array("b", self._flags)
         new._artifacts = dict(self._artifacts)
         new._sorted = {}
         new._cache = OrderedDict()
         new._lock = threading.Lock()
+        new._live_turn = self._live_turn
         return new
+
+    def _bind(self) -> None:
+        """Name the columns the pass writes (one attribute lookup, not a dict's, per write)."""
+        self._call = self._cols.column("call")
+        self._dispatch = self._cols.column("dispatch")
+        self._message = self._cols.column("message")
+        self._settle = self._cols.column("settle")
 
     # -- building (the pass, in file order) ------------------------------------------
     #
     # Each method does all of one line's work on the table in one call: the pass
     # calls these once per tool call, so they stay flat (no helper layers).
 
+    def _changed(self, row: int) -> None:
+        """Forget what was derived from the columns (nothing is, during a pass)."""
+        if self._sorted:
+            self._sorted.clear()
+        if self._cache:
+            self._cache.pop(row, None)
+
     def add_call(self, line: int, pos: int) -> int:
         """A new row for tool call number `pos` of the assistant turn on `line`; its index."""
-        self._sorted.clear()
+        if self._sorted:
+            self._sorted.clear()
         self._call_pos.append(pos)
         self._flags.append(0)
-        return self._cols.append(call=line, dispatch=-1)
+        self._call.append(line)
+        self._dispatch.append(-1)
+        self._message.append(-1)
+        self._settle.append(-1)
+        return len(self._flags) - 1
 
     def add_dispatch(self, line: int) -> int:
         """A new row for a dispatch on `line` that no assistant turn announced; its index."""
-        self._sorted.clear()
+        if self._sorted:
+            self._sorted.clear()
         self._call_pos.append(-1)
         self._flags.append(0)
-        return self._cols.append(call=-1, dispatch=line)
+        self._call.append(-1)
+        self._dispatch.append(line)
+        self._message.append(-1)
+        self._settle.append(-1)
+        return len(self._flags) - 1
 
     def set_dispatch(self, row: int, line: int) -> None:
         """Record the dispatch line of an announced call."""
-        self._sorted.clear()
-        self._cache.pop(row, None)
-        self._cols.set("dispatch", row, line)
+        self._changed(row)
+        self._dispatch[row] = line
 
     def set_message(self, row: int, line: int, *, is_error: bool) -> None:
         """Record the tool message that answered `row`, and whether it reports an error."""
-        self._sorted.clear()
-        self._cache.pop(row, None)
-        self._cols.set("message", row, line)
+        self._changed(row)
+        self._message[row] = line
         if is_error:
             self._flags[row] |= _ERROR
 
@@ -177,12 +205,62 @@ class Operations(_Rows[ToolOperation]):
         The artifact key is the one field kept in memory: verification needs it
         for every stored result, and it exists only for oversized ones.
         """
-        self._sorted.clear()
-        self._cache.pop(row, None)
-        self._cols.set("settle", row, line)
+        self._changed(row)
+        self._settle[row] = line
         if artifact is not None:
             self._artifacts[row] = artifact
             self._flags[row] |= _HAS_ARTIFACT
+
+    def raw_columns(
+        self,
+    ) -> tuple[list[array[int]], array[int], array[int], dict[int, Mapping[str, Any]]]:
+        """The table as it is stored: (call, dispatch, message, settle columns), the
+        call positions, the flags and the artifact keys by row.
+
+        What a pass that built the table in a worker process sends back
+        (`extend_rows` takes it).
+        """
+        cols = [self._cols.column(n) for n in ("call", "dispatch", "message", "settle")]
+        return cols, self._call_pos, self._flags, self._artifacts
+
+    def extend_rows(
+        self,
+        cols: list[array[int]],
+        call_pos: array[int],
+        flags: array[int],
+        artifacts: Mapping[int, Mapping[str, Any]],
+    ) -> None:
+        """Append rows built elsewhere (`raw_columns`' shape; `artifacts` keyed by the new rows)."""
+        if self._sorted:
+            self._sorted.clear()
+        for name, col in zip(("call", "dispatch", "message", "settle"), cols, strict=True):
+            self._cols.column(name).extend(col)
+        self._call_pos.extend(call_pos)
+        self._flags.extend(flags)
+        self._artifacts.update(artifacts)
+
+    def continue_row(
+        self,
+        row: int,
+        dispatch: int,
+        message: int,
+        settle: int,
+        flags: int,
+        artifact: Mapping[str, Any] | None,
+    ) -> None:
+        """Give an announced call the dispatch, message and settle lines a worker found for it.
+
+        A worker that folds a run of lines cannot see the calls announced before
+        its run; the dispatch it could not match made a row of its own, which
+        the fold then merges into the call's row with this.
+        """
+        self._changed(row)
+        self._dispatch[row] = dispatch
+        self._message[row] = message
+        self._settle[row] = settle
+        self._flags[row] |= flags
+        if artifact is not None:
+            self._artifacts[row] = artifact
 
     # -- reading -------------------------------------------------------------------
 
@@ -207,9 +285,44 @@ class Operations(_Rows[ToolOperation]):
         g = self._cols.get
         return op_state(g("dispatch", row), g("message", row), g("settle", row))
 
+    def set_live(self, last_turn: int) -> None:
+        """The file is still being written: unsettled calls from `last_turn` on may still run.
+
+        `last_turn` is the line of the last assistant turn (0 when there is none):
+        the agent loop moves on only once a turn's calls are settled, so a call
+        from before it is lost, not running (`in_flight`).
+        """
+        with self._lock:
+            self._live_turn = max(last_turn, 0)
+            self._cache.clear()
+
+    def in_flight(self, row: int) -> bool:
+        """Whether a row may still be running (see `set_live`; never for a finished file)."""
+        g = self._cols.get
+        if self._live_turn < 0 or g("settle", row) >= 0:
+            return False
+        return max(g("call", row), g("dispatch", row)) >= self._live_turn
+
     def line(self, name: str, row: int) -> int:
         """A row's line in one column (`call`, `dispatch`, `message`, `settle`), -1 if none."""
         return self._cols.get(name, row)
+
+    def unsettled_rows(self) -> list[int]:
+        """The rows with a dispatch or a tool message but no settle, in order.
+
+        What a crash leaves; a whole-file check asks for these once, and a
+        comprehension over two columns is a twentieth of asking each row's `state`.
+        """
+        dispatch, message = self._dispatch, self._message
+        return [
+            r
+            for r, settle in enumerate(self._settle)
+            if settle < 0 and (dispatch[r] >= 0 or message[r] >= 0)
+        ]
+
+    def awaits_settle(self, row: int) -> bool:
+        """Dispatched and not settled yet (`line("dispatch") >= 0`, `line("settle") < 0`)."""
+        return self._dispatch[row] >= 0 and self._settle[row] < 0
 
     def artifact(self, row: int) -> Mapping[str, Any] | None:
         """The settle's artifact key for a row, kept in memory (oversized results only)."""
@@ -259,6 +372,7 @@ class Operations(_Rows[ToolOperation]):
             settle_line=settle if settle >= 0 else None,
             is_error=bool(self._flags[row] & _ERROR),
             artifact=self._artifacts.get(row),
+            in_flight=self.in_flight(row),
         )
         if call >= 0:
             env = read_envelope(t, call)
@@ -284,6 +398,8 @@ class Operations(_Rows[ToolOperation]):
 # -- the replayed conversation -------------------------------------------------------------------
 
 _STICKY, _SUMMARY = 8, 16
+#: The flag bit of a message compaction keeps (`Replay.extend`'s `flags`).
+STICKY = _STICKY
 
 
 class Replay(_Rows[ReplayEntry]):
@@ -325,6 +441,24 @@ class Replay(_Rows[ReplayEntry]):
         self._lines.append(line)
         self._keys.append(key_of(id_))
         self._flags.append(code | (_STICKY if sticky else 0) | (_SUMMARY if summary else 0))
+
+    def extend(
+        self,
+        lines: array[int],
+        keys: array[int],
+        flags: array[int],
+        roles: Mapping[int, str],
+    ) -> None:
+        """Add many messages at once, as `append` would one by one.
+
+        `keys` are `key_of` each message's id (or `line-N`), `flags` a
+        `ROLE_CODES` code (7 for any other role, named in `roles` by line)
+        plus `STICKY`. The pass adds a batch of lines' messages this way.
+        """
+        self._lines.extend(lines)
+        self._keys.extend(keys)
+        self._flags.extend(flags)
+        self._other_roles.update(roles)
 
     def find(self, id_: str) -> int:
         """Index of the first entry with this id (confirmed against the line), or -1."""

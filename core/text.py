@@ -145,6 +145,42 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {many if many is not None else word + 's'}"
 
 
+def clip_middle(text: str, limit: int = 240) -> str:
+    """`text` made visible and cut to `limit` characters by dropping its middle.
+
+    For text shown so a person can select it by hand (what `c` copied, where a
+    terminal drops the clipboard escape): the start and the end of a path or a
+    marker say the most (the directory, the file name, the digest's tail), so
+    both are kept and one "…" stands for what was left out.
+
+    Args:
+        text: Any string; controls are shown as glyphs first (`visible`).
+        limit: The most characters returned (at least 3).
+    """
+    shown = visible(text)
+    limit = max(limit, 3)
+    if len(shown) <= limit:
+        return shown
+    head = (limit - 1) // 2
+    tail = limit - 1 - head
+    return shown[:head] + "…" + shown[len(shown) - tail :]
+
+
+#: What a copy toast says under the copied text. The app copies by sending the
+#: terminal an OSC 52 escape, which some terminals drop (tmux by default) without
+#: a word back, so the text is shown where it can be selected by hand.
+COPY_HINT = "Nothing to paste? The terminal dropped it (tmux does by default): select it here."
+
+
+#: Seconds a copy toast stays: long enough to select its text by hand.
+COPY_TOAST_SECONDS = 12.0
+
+
+def copied(text: str, limit: int = 240) -> str:
+    """The body of a "Copied" toast: the text itself (`clip_middle`), then `COPY_HINT`."""
+    return f"{clip_middle(text, limit)}\n{COPY_HINT}"
+
+
 def human_size(n: int) -> str:
     """A byte count for people: `512 B`, `1.5 KiB`, `200.0 MiB`.
 

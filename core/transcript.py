@@ -3,8 +3,16 @@
 A transcript can be a gigabyte. Nothing here loads it whole: the index is a
 compact array of line-start offsets built by scanning the file in large chunks
 (in the background, with progress, when a UI asks), and each line is read with
-`os.pread` and parsed only when somebody wants it. The file is opened read-only
-and nothing is ever written: this is the reference's `peek`, not its `load`.
+`os.pread` and parsed only when somebody wants it. A pass over many lines
+(`Transcript.raw_lines`) reads them a few megabytes at a time instead of one
+`pread` each. The file is opened read-only and nothing is ever written: this is
+the reference's `peek`, not its `load`.
+
+Lines are parsed by msgspec's JSON decoder, which is several times faster than
+the standard library's. The standard parser stays the definition of what a line
+*is*: wherever msgspec refuses a line, or could have accepted one the standard
+parser refuses, the line is parsed again by `json` and its answer is the one
+given (see `parse_json_line`).
 """
 
 from __future__ import annotations
@@ -14,10 +22,13 @@ import os
 import stat
 import threading
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from transcript_view.core.artifacts import artifact_dir_for
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
@@ -25,6 +36,8 @@ from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_enve
 #: How much of the file one index step reads. Large reads are what make a
 #: gigabyte scan fast; 8 MiB keeps the peak small.
 SCAN_CHUNK = 8 << 20
+#: How much one read of `raw_lines` takes (whole lines; a longer line is read alone).
+READ_CHUNK = 4 << 20
 
 
 class TranscriptError(Exception):
@@ -51,13 +64,76 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def parse_line_bytes(raw: bytes, line: int, offset: int, *, is_last: bool = False) -> Parsed | None:
-    """Parse one line's bytes into an envelope, a problem, or None for a blank line.
+_decode = msgspec.json.Decoder().decode
 
-    Strict UTF-8, strict JSON (no NaN/Infinity), an object with a string `type`
-    and `v` equal to 1. Anything else is a `LineProblem` naming the line; the last
-    line of a file being bad is a torn tail (what a crash mid-append leaves).
+#: A line this long could nest containers deeper than `_DEEP` (each level takes
+#: at least an opening and a closing byte); shorter lines are never walked.
+_DEEP_BYTES = 1800
+#: Deeper than this, the standard parser decides. It refuses JSON nested about
+#: 990 levels deep (the recursion limit, less the caller's stack), msgspec a few
+#: levels deeper; below 900 both accept whatever the other accepts.
+_DEEP = 900
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether a decoded value nests lists and objects more than `limit` levels deep."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if type(item) is dict else item
+        for child in children:  # type: ignore[attr-defined]
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+    return False
+
+
+def fast_object(raw: bytes) -> dict[str, Any] | None:
+    """The JSON object on a line, by msgspec; None whenever the standard parser must decide.
+
+    None for anything msgspec refuses (bad JSON or UTF-8, NaN, lone surrogate
+    escapes, numbers out of range, blank lines, deep nesting), for a JSON value
+    that is not an object, and for a line nested deeper than `_DEEP`. What it
+    accepts, the standard parser accepts with the same result: the same strict
+    UTF-8, the same strictness about control characters, the same integers
+    (Python's 4,300-digit limit included), correctly rounded floats, the last
+    of duplicate keys. `tests/core/test_fast_path.py` holds it to that.
     """
+    try:
+        data = _decode(raw)
+    except Exception:  # DecodeError, ValidationError, UnicodeDecodeError, RecursionError
+        return None
+    if type(data) is not dict:
+        return None
+    if len(raw) >= _DEEP_BYTES and _deeper_than(data, _DEEP):
+        return None
+    return data
+
+
+def parse_json_line(
+    raw: bytes, line: int, offset: int, *, is_last: bool = False
+) -> dict[str, Any] | LineProblem | None:
+    """Parse one line's bytes into a JSON object, a problem, or None for a blank line.
+
+    Strict UTF-8, strict JSON (no NaN/Infinity), an object. This is what every
+    format's line is; the reference's envelope rules come on top of it
+    (`parse_line_bytes`). The last line of a file being bad is a torn tail
+    (what a crash mid-append leaves). msgspec parses (`fast_object`); any line
+    it does not vouch for gets the standard parser's answer
+    (`parse_json_line_plain`).
+    """
+    data = fast_object(raw)
+    if data is not None:
+        return data
+    return parse_json_line_plain(raw, line, offset, is_last=is_last)
+
+
+def parse_json_line_plain(
+    raw: bytes, line: int, offset: int, *, is_last: bool = False
+) -> dict[str, Any] | LineProblem | None:
+    """`parse_json_line` by the standard library's parser alone: the definition of a line."""
     body = raw[:-1] if raw.endswith(b"\r") else raw
     if not body.strip():
         return None
@@ -80,6 +156,32 @@ def parse_line_bytes(raw: bytes, line: int, offset: int, *, is_last: bool = Fals
         return LineProblem(
             line, offset, bad_kind, f"not an envelope: a JSON {_json_kind(data)}", prefix
         )
+    return data
+
+
+def parse_line_bytes(raw: bytes, line: int, offset: int, *, is_last: bool = False) -> Parsed | None:
+    """Parse one line's bytes into an envelope, a problem, or None for a blank line.
+
+    A JSON object (`parse_json_line`) with a string `type` and `v` equal to 1.
+    Anything else is a `LineProblem` naming the line.
+    """
+    data = fast_object(raw)
+    if data is not None:
+        kind, v = data.get("type"), data.get("v")
+        if type(kind) is str and type(v) is int and v == ENVELOPE_VERSION:
+            return make_envelope(line, offset, data)
+    return parse_line_bytes_plain(raw, line, offset, is_last=is_last)
+
+
+def parse_line_bytes_plain(
+    raw: bytes, line: int, offset: int, *, is_last: bool = False
+) -> Parsed | None:
+    """`parse_line_bytes` by the standard library's parser alone (see `parse_json_line_plain`)."""
+    data = parse_json_line_plain(raw, line, offset, is_last=is_last)
+    if data is None or isinstance(data, LineProblem):
+        return data
+    bad_kind = "torn-tail" if is_last else "malformed-line"
+    prefix = raw[:200]
     if not isinstance(data.get("type"), str):
         return LineProblem(line, offset, bad_kind, "not an envelope: no string `type`", prefix)
     v = data.get("v")
@@ -116,6 +218,62 @@ def _json_kind(value: object) -> str:
     if value is None:
         return "null"
     return "number"
+
+
+#: Below this many bytes, work stays in its process: forking costs more than it saves.
+PARALLEL_BYTES = 32 << 20
+
+
+def fork_workers(nbytes: int) -> int:
+    """How many forked processes to share `nbytes` of a transcript's work between (1: none).
+
+    Parsing and scanning hold the GIL, so only processes use a second core.
+    They are forked, so only where fork exists, and only from a process that
+    runs no other thread (forking a threaded process — a UI — can deadlock
+    the child) and is not itself a worker (`--check DIR` checks transcripts
+    in processes already). Small jobs stay in-process.
+    """
+    cores = os.cpu_count() or 1
+    if cores < 2 or nbytes < PARALLEL_BYTES:
+        return 1
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if threading.active_count() > 1 or multiprocessing.parent_process() is not None:
+        return 1
+    return min(cores, 8)
+
+
+_indexing: Transcript | None = None
+
+
+def _share_index(transcript: Transcript) -> None:
+    global _indexing
+    _indexing = transcript
+
+
+def _scan_piece(piece: tuple[int, int]) -> tuple[bytes, int]:
+    """A worker's share of `build_index`: the line starts after each LF in a byte range.
+
+    Returns the starts as `array("q")` bytes, and how far the range was read
+    (short of its end if the file shrank).
+    """
+    assert _indexing is not None
+    pos, end = piece
+    out: array[int] = array("q")
+    add = out.append
+    while pos < end:
+        chunk = _indexing._pread(min(SCAN_CHUNK, end - pos), pos)
+        if not chunk:
+            break
+        find, after = chunk.find, pos + 1
+        i = find(b"\n")
+        while i != -1:
+            add(after + i)
+            i = find(b"\n", i + 1)
+        pos += len(chunk)
+    return out.tobytes(), pos
 
 
 def open_readonly(path: Path) -> int:
@@ -190,6 +348,10 @@ class Transcript:
         self.resets = 0
         """How often `refresh` found the file shorter than indexed and started over:
         anything built from earlier lines (an incremental analysis) is stale then."""
+        self.last_line_grew = False
+        """Whether the last `refresh` found more bytes for a last line it had indexed
+        without its LF: a line a writer lands in two writes is counted when its first
+        part arrives, so its completion adds no line, yet it must be parsed again."""
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -260,6 +422,8 @@ class Transcript:
         budget = max_bytes if max_bytes is not None else total
         pos = self._scanned
         stop = min(total, pos + budget)
+        if max_bytes is None and fork_workers(stop - pos) > 1:
+            return self._build_index_forked(pos, total, progress)
         while pos < stop:
             chunk = self._pread(min(SCAN_CHUNK, stop - pos), pos)
             if not chunk:
@@ -268,12 +432,13 @@ class Transcript:
             new: array[int] = array("q")
             if pos == 0 and not self._starts:
                 new.append(0)
-            find = chunk.find
+            find, add, after = chunk.find, new.append, pos + 1
             i = find(b"\n")
             while i != -1:
-                if pos + i + 1 < total:
-                    new.append(pos + i + 1)
+                add(after + i)
                 i = find(b"\n", i + 1)
+            if new and new[-1] >= total:
+                new.pop()  # the LF that ends the file starts no line
             pos += len(chunk)
             with self._lock:
                 self._starts.extend(new)
@@ -284,14 +449,63 @@ class Transcript:
             self._size_at_scan = 0
         return self._scanned >= total
 
+    def _build_index_forked(
+        self, pos: int, total: int, progress: Callable[[int, int], None] | None
+    ) -> bool:
+        """`build_index` of the bytes from `pos` to `total`, scanned in forked processes.
+
+        Finding a gigabyte's LFs one `find` at a time is a Python loop, a few
+        tenths of a second per 256 MiB; pieces scanned at once, in order, give
+        the same offsets (a piece needs no line boundary: a line start is
+        wherever an LF was). A piece that comes back short (the file shrank)
+        ends the scan there, as a short read does.
+        """
+        import concurrent.futures
+        import multiprocessing
+
+        step = max(SCAN_CHUNK, -(-(total - pos) // (4 * fork_workers(total - pos))))
+        pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(
+            fork_workers(total - pos),
+            mp_context=context,
+            initializer=_share_index,
+            initargs=(self,),
+        ) as pool:
+            for (start, end), (found, reached) in zip(
+                pieces, pool.map(_scan_piece, pieces), strict=True
+            ):
+                new: array[int] = array("q")
+                if start == 0 and not self._starts:
+                    new.append(0)
+                new.frombytes(found)
+                short = reached < end
+                if short:
+                    total = reached
+                if new and new[-1] >= total:
+                    new.pop()  # the LF that ends the file starts no line
+                with self._lock:
+                    self._starts.extend(new)
+                    self._scanned = reached
+                if progress is not None:
+                    progress(reached, total)
+                if short:
+                    break
+        if total == 0:
+            self._size_at_scan = 0
+        return self._scanned >= total
+
     def refresh(self) -> int:
         """Index what was appended since the last scan; return how many lines are new.
 
         For following a transcript that is still being written: the file only
         grows, so the old index stays valid and only the new bytes are scanned.
-        A line that was unterminated at the last scan keeps its number.
+        A line that was unterminated at the last scan keeps its number; if it
+        grew, `last_line_grew` says so (it is not a new line, but not the same).
         """
         before = self.line_count
+        scanned, resets = self._scanned, self.resets
+        open_last = before > 0 and not self.line_terminated(before)
         size = self.file_size()
         if size < self._scanned:
             # Truncated or replaced: the index no longer describes the file.
@@ -305,6 +519,7 @@ class Transcript:
                 with self._lock:
                     self._starts.append(self._scanned)
         self.build_index()
+        self.last_line_grew = open_last and self.resets == resets and self._scanned > scanned
         return self.line_count - before
 
     @property
@@ -350,6 +565,73 @@ class Transcript:
         _, end = self.line_span(line)
         return self._scanned > end
 
+    def raw_lines(
+        self, start: int = 1, stop: int | None = None
+    ) -> Iterator[tuple[int, int, bytes]]:
+        """`(line, offset, bytes)` of lines `start` to `stop` (default: the last indexed).
+
+        The bytes are without the LF, blank lines included; read as `raw_chunks`
+        reads them.
+        """
+        for line, offset, parts in self.raw_chunks(start, stop):
+            for n, raw in enumerate(parts, start=line):
+                yield n, offset, raw
+                offset += len(raw) + 1
+
+    def raw_chunks(
+        self, start: int = 1, stop: int | None = None
+    ) -> Iterator[tuple[int, int, list[bytes]]]:
+        """Lines `start` to `stop` as `(first line, its offset, [each line's bytes])` runs.
+
+        Whole lines are read `READ_CHUNK` bytes at a time (a longer line alone)
+        and split at their LFs: one `pread` a few megabytes, not one a line,
+        which is most of what reading a million short lines costs. Each line's
+        bytes are without the LF; a line's offset is the one before it plus
+        its length and one.
+        """
+        last = self.line_count if stop is None else min(stop, self.line_count)
+        line = max(start, 1)
+        while line <= last:
+            upto = self._read_end(line, last)
+            begin, _ = self.line_span(line)
+            _, end = self.line_span(upto)
+            parts = (self._pread(end - begin, begin) if end > begin else b"").split(b"\n")
+            if len(parts) == upto - line + 1:
+                yield line, begin, parts
+            else:  # the file is not what was indexed (rewritten in place): line by line
+                for n in range(line, upto + 1):
+                    b, e = self.line_span(n)
+                    yield n, b, [self._pread(e - b, b) if e > b else b""]
+            line = upto + 1
+
+    def _read_end(self, line: int, last: int, size: int | None = None) -> int:
+        """The last line of one read from `line`: whole lines within `size` bytes, at least one.
+
+        `size` defaults to `READ_CHUNK` as it is when called (tests make it small).
+        """
+        size = READ_CHUNK if size is None else size
+        with self._lock:
+            starts = self._starts
+            begin = starts[line - 1]
+            i = bisect_right(starts, begin + size, line)
+            if i >= len(starts) and self._scanned - begin <= size:
+                return last
+        return min(last, max(line, i - 1))
+
+    def line_ranges(self, size: int | None = None) -> list[tuple[int, int]]:
+        """The indexed lines as `(first, last)` runs of about `size` bytes each, in order.
+
+        How a pass shares a file between processes: each run is whole lines
+        (`raw_lines(first, last)` reads it in one go).
+        """
+        out = []
+        line, last = 1, self.line_count
+        while line <= last:
+            upto = self._read_end(line, last, size)
+            out.append((line, upto))
+            line = upto + 1
+        return out
+
     # -- parsing -------------------------------------------------------------
 
     def parse(self, line: int) -> Parsed | None:
@@ -381,10 +663,7 @@ class Transcript:
         Unlike iterating the transcript, the last one is not marked torn: a
         caller that reads a growing file in steps decides which line is last.
         """
-        last = self.line_count if stop is None else min(stop, self.line_count)
-        for line in range(max(start, 1), last + 1):
-            begin, end = self.line_span(line)
-            raw = self._pread(end - begin, begin) if end > begin else b""
+        for line, begin, raw in self.raw_lines(start, stop):
             parsed = parse_line_bytes(raw, line, begin)
             if parsed is not None:
                 yield parsed

@@ -42,9 +42,33 @@ async def nothing(pilot: Pilot[Any]) -> None:
 
 
 async def open_artifact(pilot: Pilot[Any]) -> None:
-    """The first marker's artifact opened inline under it."""
+    """The first marker's artifact opened inline under it, its header rows in sight.
+
+    Enter lands on the first byte the model never saw; a few rows up are the
+    artifact's header (name, size, digest) and the end of the head it saw.
+    """
     await pilot.press("n", "enter")
     await settle(pilot)
+    view = pilot.app.screen.view  # type: ignore[attr-defined]
+    doc = view.doc
+    for i in range(doc.total_rows):
+        row = doc.row(i)
+        if row is not None and row.kind == "art-head":
+            view.set_cursor(i, scroll=False)
+            view.scroll_to(y=max(i - 4, 0), animate=False, immediate=True)
+            break
+    await pilot.pause()
+
+
+async def landing(pilot: Pilot[Any]) -> None:
+    """Enter on the first marker: where the view lands (what the model never saw)."""
+    await pilot.press("n", "enter")
+    await settle(pilot)
+
+
+async def first_marker(pilot: Pilot[Any]) -> None:
+    """The cursor on the first marker."""
+    await pilot.press("n")
 
 
 async def artifact_boundary(pilot: Pilot[Any]) -> None:
@@ -90,6 +114,13 @@ async def orphans(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+#: The synthetic Claude Code session and Codex rollout (examples/make_agent_examples.py).
+CLAUDE = "claude/projects/-Users-someone-proj/5f0c2a9e-1111-4222-8333-444455556666.jsonl"
+CODEX = (
+    "codex/sessions/2026/01/01/"
+    "rollout-2026-01-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+)
+
 SHOTS: list[tuple[str, str, Script]] = [
     ("demo", "demo.jsonl", nothing),
     ("demo-artifact", "demo.jsonl", open_artifact),
@@ -99,6 +130,10 @@ SHOTS: list[tuple[str, str, Script]] = [
     ("broken", "broken.jsonl", first_problem),
     ("broken-orphans", "broken.jsonl", orphans),
     ("help", "demo.jsonl", help_screen),
+    ("claude-session", CLAUDE, first_problem),
+    ("claude-sidecar", CLAUDE, landing),
+    ("claude-sessions", "claude", nothing),
+    ("codex-rollout", CODEX, first_marker),
 ]
 
 

@@ -15,6 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from _sessions import (
+    ClaudeSession,
+    claude_preview,
+    codex_lines_omitted,
+    numbered,
+    persisted_marker,
+    write_codex_rollout,
+)
+
 from transcript_view.core.artifacts import artifact_dir_for
 from transcript_view.core.canonical import canonical_json
 from transcript_view.core.session import Session
@@ -195,10 +204,15 @@ CASES: list[Case] = [
     Case("blank-lines", "only blank lines", lambda d: _write(d, b"\n\n  \n\r\n"), 0),
     Case(
         "not-json",
-        "a file that is not JSON",
+        "a file that is not JSON: not a transcript, in one line",
         lambda d: _write(d, b"hello\nworld\n"),
-        1,
-        ("malformed-line",),
+        2,
+    ),
+    Case(
+        "other-jsonl",
+        "JSON lines of something else: not a transcript, in one line",
+        lambda d: _write(d, b'{"name":"a","n":1}\n{"name":"b","n":2}\n'),
+        2,
     ),
     Case(
         "not-envelope",
@@ -404,6 +418,132 @@ CASES: list[Case] = [
         _ansi_everywhere,
         0,
     ),
+]
+
+
+# -- Claude Code and Codex ------------------------------------------------------------------
+
+
+def _claude(d: Path) -> ClaudeSession:
+    s = ClaudeSession(d / "projects" / "-proj")
+    s.user("go")
+    return s
+
+
+def _claude_other_machine(d: Path) -> Path:
+    # The marker's absolute path exists here, outside the session: never opened.
+    outside = d / "elsewhere"
+    outside.mkdir()
+    full = numbered(200)
+    (outside / "toolu_01.txt").write_text(full)
+    s = _claude(d)
+    preview, more = claude_preview(full)
+    s.tool_use("toolu_01", "Read", {})
+    s.tool_result(
+        "toolu_01", persisted_marker("11.7KB", str(outside / "toolu_01.txt"), preview, more)
+    )
+    return s.write()
+
+
+def _claude_windows(d: Path) -> Path:
+    s = _claude(d)
+    s.spill("toolu_01", numbered(200), path_style="windows")
+    return s.write()
+
+
+def _claude_dotdot(d: Path) -> Path:
+    s = _claude(d)
+    s.spill("toolu_01", numbered(200), write_file=False)
+    s.tool_use("toolu_02", "Read", {})
+    preview, more = claude_preview(numbered(200))
+    s.tool_result("toolu_02", persisted_marker("11.7KB", "/x/tool-results/..", preview, more))
+    s.tool_use("toolu_03", "Read", {})
+    s.tool_result("toolu_03", persisted_marker("11.7KB", "../../../etc/passwd", preview, more))
+    s.tool_results.mkdir(parents=True, exist_ok=True)
+    (s.tool_results / "toolu_01.txt").write_text(numbered(200))
+    return s.write()
+
+
+def _claude_sidecar(make: Callable[[Path, Path], None]) -> Callable[[Path], Path]:
+    def build(d: Path) -> Path:
+        s = _claude(d)
+        s.spill("toolu_01", numbered(200), write_file=False)
+        s.tool_results.mkdir(parents=True)
+        make(s.tool_results / "toolu_01.txt", d)
+        return s.write()
+
+    return build
+
+
+def _symlink_out(sidecar: Path, d: Path) -> None:
+    (d / "outside.txt").write_text(numbered(200))
+    sidecar.symlink_to(d / "outside.txt")
+
+
+def _claude_not_json(d: Path) -> Path:
+    s = _claude(d)
+    s.spill("toolu_01", "{{ not json " + numbered(200), sidecar="toolu_01.json")
+    return s.write()
+
+
+def _claude_ansi(d: Path) -> Path:
+    s = _claude(d)
+    nasty = "\x1b[2J\x1b]52;c;SGVsbG8=\x07 \u202e evil \x9b31m [bold]x[/bold]\n"
+    s.spill("toolu_01", nasty * 300)
+    s.user(nasty)
+    return s.write()
+
+
+def _codex_ansi(d: Path) -> Path:
+    nasty = "\x1b[31mred\x1b[0m \u202e\u2066 \x07"
+    return write_codex_rollout(d / "rollout.jsonl", [nasty + codex_lines_omitted(300)])
+
+
+CASES += [
+    Case(
+        "claude-other-machine",
+        "a Claude Code marker whose absolute path exists here, "
+        "outside the session (never followed)",
+        _claude_other_machine,
+        1,
+        ("missing-artifact",),
+    ),
+    Case("claude-windows-path", "a Claude Code marker with a Windows path", _claude_windows, 0),
+    Case(
+        "claude-dotdot",
+        "Claude Code marker paths ending in `..` and climbing with `../`",
+        _claude_dotdot,
+        1,
+        ("missing-artifact", "unsafe-name"),
+    ),
+    Case(
+        "claude-sidecar-fifo",
+        "a Claude Code sidecar that is a fifo",
+        _claude_sidecar(lambda p, d: os.mkfifo(p)),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "claude-sidecar-symlink-out",
+        "a Claude Code sidecar that is a symlink out of tool-results/",
+        _claude_sidecar(_symlink_out),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "claude-json-not-json",
+        "a `.json` sidecar that is not JSON",
+        _claude_not_json,
+        0,
+        ("sidecar-not-json",),
+    ),
+    Case(
+        "claude-ansi",
+        "control sequences, bidi and markup in a Claude Code session",
+        _claude_ansi,
+        0,
+    ),
+    Case("codex-ansi", "control sequences in a Codex rollout's cut output", _codex_ansi, 0),
 ]
 
 

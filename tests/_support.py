@@ -27,6 +27,17 @@ GRAPHEME_BREAK_TEST = DATA / "unicode" / "GraphemeBreakTest-18.0.0.txt"
 #: Where CI and our own machines keep the originals (absent in a user's clone).
 SHARED = ROOT.parent / "shared"
 EXAMPLES = ROOT / "examples"
+#: Our synthetic Claude Code project folder and Codex sessions tree
+#: (`examples/make_agent_examples.py`; nobody's real session).
+CLAUDE_PROJECT = EXAMPLES / "claude" / "projects" / "-Users-someone-proj"
+CLAUDE_EXAMPLE = CLAUDE_PROJECT / "5f0c2a9e-1111-4222-8333-444455556666.jsonl"
+CLAUDE_SUBAGENT_EXAMPLE = (
+    CLAUDE_PROJECT / "5f0c2a9e-1111-4222-8333-444455556666" / "subagents" / "agent-a1b2c3.jsonl"
+)
+CODEX_EXAMPLE = (
+    EXAMPLES / "codex" / "sessions" / "2026" / "01" / "01"
+    / "rollout-2026-01-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+)  # fmt: skip
 
 #: The five reference transcripts (their `.events.jsonl` siblings are event logs).
 REFERENCE_TRANSCRIPTS = ["basic", "many", "writefail", "aging", "compaction"]

@@ -12,23 +12,95 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from transcript_view import __version__
+
+if TYPE_CHECKING:
+    from transcript_view.core.formats.detect import Format
+
+#: The ways to call it: the viewer opens one PATH, `--check` takes several, and
+#: `--claude` / `--codex` stand for that agent's sessions folder. One line per
+#: mode, so a new mode or option is one more line here.
+USAGE = """\
+%(prog)s [options] PATH
+       %(prog)s --check [--json] [--strict] [--format F] PATH...
+       %(prog)s [--check] (--claude | --codex)"""
+
+#: Laid out by hand: the help formatter keeps the epilog's columns, so it wraps nothing.
+DESCRIPTION = """\
+Show what an LLM agent's model really saw, and where the rest of each
+oversized tool result went. With --check, verify headlessly (for scripts and CI)."""
+
+#: After the options: what a script needs (exit codes) and what a person needs (keys).
+EPILOG = """\
+exit status:
+  0  clean: --check found no error (the viewer: it was closed normally)
+  1  --check found an error (with --strict: an error or a warning)
+  2  a usage error, or a PATH that cannot be read or is not a transcript
+
+In the viewer, press ? for every key (ctrl+p runs any of them by name)."""
 
 
 def _parser() -> argparse.ArgumentParser:
+    """The command line: the viewer's PATH, `--check` and its options, `--version`.
+
+    Options are grouped by the mode they belong to, so `--help` reads as the two
+    usage lines do; a new option goes into its mode's group.
+    """
     p = argparse.ArgumentParser(
         prog="transcript-view",
-        description=(
-            "Show what an LLM agent's model really saw, and where the rest of each "
-            "oversized tool result went. With --check, verify headlessly."
+        usage=USAGE,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help=(
+            "a transcript (an LLM::Agent transcript, a Claude Code session or a Codex "
+            "rollout) or a directory of them; --check takes several"
         ),
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="a transcript (.jsonl) or a directory")
-    p.add_argument("--check", action="store_true", help="verify, print findings, exit 0/1/2")
-    p.add_argument("--json", action="store_true", help="with --check: one JSON object per PATH")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="read PATH as this format instead of telling it from the file's first lines",
+    )
+    agents = p.add_argument_group("an agent's own sessions folder, instead of PATH")
+    where = agents.add_mutually_exclusive_group()
+    where.add_argument(
+        "--claude",
+        action="store_true",
+        help="Claude Code's: $CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects",
+    )
+    where.add_argument(
+        "--codex", action="store_true", help="Codex's: $CODEX_HOME/sessions, or ~/.codex/sessions"
+    )
+    check = p.add_argument_group("headless verification (for scripts and CI)")
+    check.add_argument(
+        "--check", action="store_true", help="verify, print findings, exit 0/1/2 (no terminal UI)"
+    )
+    check.add_argument("--json", action="store_true", help="with --check: one JSON object per PATH")
+    check.add_argument(
         "--strict", action="store_true", help="with --check: warnings also make the exit status 1"
     )
     return p
+
+
+#: `--format` values (the core's `Format` names, spelled out so `--help` needs no import).
+FORMATS = ("reference", "claude-code", "codex")
+
+
+def _format(name: str | None) -> Format | None:
+    if name is None:
+        return None
+    from transcript_view.core.formats.detect import Format
+
+    return Format(name)
 
 
 def _usage_error(message: str) -> int:
@@ -59,30 +131,46 @@ def _describe(path: Path) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point for `transcript-view` and `python -m viewer`."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     paths = [Path(p) for p in args.paths]
+    agent = "claude-code" if args.claude else "codex" if args.codex else None
+    if agent is not None:
+        if paths:
+            return _usage_error(f"--{'claude' if args.claude else 'codex'} takes no PATH")
+        from transcript_view.core.formats.detect import Format
+        from transcript_view.core.formats.sessions import default_root
+
+        root = default_root(Format(agent))
+        if not root.is_dir():
+            return _usage_error(f"{root}: no such directory (no sessions there yet?)")
+        paths = [root]
+    if not paths:
+        parser.print_usage(sys.stderr)
+        return _usage_error("a PATH is required (or --claude / --codex)")
     if (args.json or args.strict) and not args.check:
         return _usage_error("--json and --strict go with --check")
+    forced = _format(args.format)
     if args.check:
         from transcript_view.core.check import run_check
 
-        return run_check(paths, as_json=args.json, strict=args.strict)
+        return run_check(paths, as_json=args.json, strict=args.strict, format=forced)
     if len(paths) != 1:
         return _usage_error("the viewer opens one PATH (use --check for several)")
     path = paths[0]
     problem = _describe(path)
     if problem is not None:
         return _usage_error(problem)
-    if not path.is_dir():
-        from transcript_view.core.transcript import Transcript, TranscriptError
+    if not path.is_dir() and forced is None:
+        from transcript_view.core.formats.detect import detect, expected_message
+        from transcript_view.core.transcript import TranscriptError
 
         try:
-            with Transcript(path) as t:
-                first = t.read_at(0, 1)
+            detection = detect(path)
         except TranscriptError as exc:
             return _usage_error(str(exc))
-        if first and first not in (b"{", b" ", b"\t", b"\r", b"\n"):
-            return _usage_error(f"{path}: not a transcript (it does not start with a JSON object)")
+        if detection.format is None:
+            return _usage_error(expected_message(path, detection))
     from transcript_view.viewer.app import run_app
 
-    return run_app(path)
+    return run_app(path, forced)

@@ -16,11 +16,14 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
 
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.sessions import tree_format
 from transcript_view.viewer.commands import TranscriptCommands
 from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.pacing import note_input
 from transcript_view.viewer.screens.listing import ListingScreen
+from transcript_view.viewer.screens.sessions import SessionsScreen
 
 #: Seconds a thread may hold the GIL while another waits (Python's default is 0.005).
 SWITCH_INTERVAL = 0.001
@@ -31,13 +34,25 @@ class TranscriptApp(App[int]):
 
     TITLE = "transcript-view"
     COMMANDS = App.COMMANDS | {TranscriptCommands}
+    # The compact footer gives every key a one-cell right margin, the palette key
+    # docked at the right edge too: at 80 columns the keys that run under it
+    # showed through that last cell ("^p palette h"). Its help and quit keys come
+    # first (`keys.Key.pinned`), so they are never the ones that run under it.
+    CSS = """
+    Footer.-compact FooterKey.-command-palette { margin-right: 0; }
+    """
     #: Generated from the key table (`viewer.keys`): ctrl+c quits on every screen.
     BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.APP)
 
-    def __init__(self, path: Path) -> None:
-        """Open `path`: a transcript file, or a directory to choose one from."""
+    def __init__(self, path: Path, format: Format | None = None) -> None:
+        """Open `path`: a transcript file, or a directory to choose one from.
+
+        `format` forces how a transcript is read (`--format`); by default its
+        first lines tell.
+        """
         super().__init__()
         self.path = Path(path)
+        self.format = format
 
     def on_mount(self) -> None:
         """The first screen: the listing for a directory, else the transcript."""
@@ -46,9 +61,13 @@ class TranscriptApp(App[int]):
         # worker runs costs several of those. 1 ms keeps keys snappy at little cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         if self.path.is_dir():
-            self.push_screen(ListingScreen(self.path))
+            agent = tree_format(self.path)
+            if agent is not None:
+                self.push_screen(SessionsScreen(self.path, agent))
+            else:
+                self.push_screen(ListingScreen(self.path))
         else:
-            self.push_screen(TranscriptScreen(self.path))
+            self.push_screen(TranscriptScreen(self.path, self.format))
 
     def post_message(self, message: Message) -> bool:
         """Note every key and mouse event as it arrives: background workers give way.
@@ -62,11 +81,11 @@ class TranscriptApp(App[int]):
 
     def on_listing_screen_chosen(self, message: ListingScreen.Chosen) -> None:
         """A transcript was chosen in the listing: open it on top (escape goes back)."""
-        self.push_screen(TranscriptScreen(message.path))
+        self.push_screen(TranscriptScreen(message.path, self.format))
 
 
-def run_app(path: Path) -> int:
+def run_app(path: Path, format: Format | None = None) -> int:
     """Run the viewer on a transcript or a directory; the process exit status."""
-    app = TranscriptApp(path)
+    app = TranscriptApp(path, format)
     result = app.run()
     return result if isinstance(result, int) else 0

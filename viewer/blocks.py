@@ -14,10 +14,11 @@ import codecs
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from rich.cells import chop_cells
+from rich.cells import cell_len, chop_cells
 from rich.style import Style
 from rich.text import Text
 
+from transcript_view.core.analysis import Analysis
 from transcript_view.core.envelopes import (
     Compaction,
     Elision,
@@ -31,12 +32,14 @@ from transcript_view.core.envelopes import (
     ToolSettled,
 )
 from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.markers import Marker
 from transcript_view.core.records import ReplayEntry, SiteKey, ToolOperation
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
-from transcript_view.core.transcript import LineProblem, Transcript
+from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
 from transcript_view.viewer.context import BlockContext, BlockKey
-from transcript_view.viewer.palette import Palette
+from transcript_view.viewer.palette import Palette, severity_mark
 from transcript_view.viewer.rows import (
     COLLAPSE_ROWS,
     GUTTER,
@@ -48,7 +51,9 @@ from transcript_view.viewer.rows import (
     badge_text,
     describe_op,
     wrap,
+    wrap_words,
 )
+from transcript_view.viewer.session_blocks import build_foreign, spill_rows, spill_words
 
 #: A line longer than this is never parsed or wrapped whole on the UI thread: it
 #: shows a prefix and a label, and enter pages through it (`TranscriptView.LineRequested`).
@@ -103,10 +108,19 @@ class RowBuilder:
         return Text(" " * GUTTER)
 
     def head(self, text: Text, kind: str = "head") -> None:
-        """A one-row heading, cut with an ellipsis at the width."""
+        """A one-row heading, cut with an ellipsis at the width.
+
+        Headings are built from transcript fields (roles, types, tool names): a
+        caller that forgot `visible` must not reach the terminal with a control
+        character, so one that slipped through is made visible here (losing the
+        heading's inner styles, which is the lesser harm).
+        """
         if self.count_only:
             self.rows.append(_COUNTED)
             return
+        plain = text.plain
+        if visible(plain) != plain:
+            text = Text(visible(plain), style=self.palette.bad)
         row = self._gutter()
         row.append_text(text)
         row.truncate(self.ctx.width, overflow="ellipsis")
@@ -180,9 +194,29 @@ class RowBuilder:
         if not quoted:
             for f in self.ctx.findings_of(key):
                 self.finding_row(f, indent + 2, key)
-        art = self.ctx.artifact(key)
+        art = self.ctx.artifact(key, self.view)  # the model view: only if opened there
         if art is not None and not quoted:
             self.inserts.append((len(self.rows) - 1, art))
+
+    def labelled_marker(self, key: SiteKey, label: Text, words: str, indent: int = 2) -> None:
+        """A marker drawn from words (another format's): `label` (its badge), then `words`.
+
+        The rows are kind `marker` (continuations `cont`), as a reference
+        marker's are, so navigation, enter, `e` and `c` treat both alike.
+        """
+        width = self.ctx.width - GUTTER - indent
+        pieces = wrap(words, max(width - label.cell_len, 10))
+        for i, piece in enumerate(pieces):
+            if self.count_only:
+                self.rows.append(_COUNTED)
+                continue
+            row = self._gutter()
+            row.append(" " * indent)
+            if i == 0:
+                row.append_text(label)
+            row.append(piece, style=self.palette.marker)
+            row.truncate(self.ctx.width, overflow="ellipsis")
+            self.rows.append(Row(row, "marker", self.line, key, cont=i > 0))
 
     def content(self, line: int, role: str, content: str) -> None:
         """Message content, split around markers that stand on their own line."""
@@ -214,17 +248,38 @@ class RowBuilder:
             self.finding_row(f)
 
     def finding_row(self, f: Finding, indent: int = 2, site: SiteKey | None = None) -> None:
-        """One finding: its kind in the colour of its severity, and its message."""
-        if self.count_only:
-            self.rows.append(_COUNTED)
-            return
+        """One finding: its severity's mark and kind in its colour, and its message.
+
+        The message is wrapped, never cut: a digest mismatch names two digests,
+        and the half past the width is the half that says what the file holds.
+        """
         p = self.palette
         style = {Severity.ERROR: p.error, Severity.WARNING: p.warning}.get(f.severity, p.dim)
-        row = self._gutter()
-        row.append(" " * indent + f"⚠ {f.kind}: ", style=style)
-        row.append(visible(f.message))
-        row.truncate(self.ctx.width, overflow="ellipsis")
-        self.rows.append(Row(row, "finding", self.line, site))
+        label = f"{severity_mark(f.severity)} {f.kind}: "
+        self.labelled_rows(label, f.message, style, indent, site)
+
+    def labelled_rows(
+        self, label: str, message: str, style: Style, indent: int = 2, site: SiteKey | None = None
+    ) -> None:
+        """A finding-like row: `label` in `style`, then `message` word-wrapped under it.
+
+        The first row is kind `finding` (what `p` stops at); the rows it wraps
+        onto are `finding-wrap`, indented two cells past the label's start.
+        """
+        lead = " " * indent + label
+        hang = indent + 2
+        text = self.ctx.width - GUTTER
+        pieces = wrap_words(visible(message), text - cell_len(lead), text - hang)
+        if self.count_only:
+            self.rows.extend([_COUNTED] * len(pieces))
+            return
+        for i, piece in enumerate(pieces):
+            row = self._gutter()
+            row.append(lead if i == 0 else " " * hang, style=style if i == 0 else None)
+            row.append(piece)
+            row.truncate(self.ctx.width, overflow="ellipsis")  # only a very narrow view
+            kind = "finding" if i == 0 else "finding-wrap"
+            self.rows.append(Row(row, kind, self.line, site, cont=i > 0))
 
     def big_line(self, transcript: Transcript, length: int) -> None:
         """The first rows of a line too long to parse here, and how much is hidden.
@@ -262,7 +317,10 @@ class RowBuilder:
             )
             self.rows.append(Row(row, "bigline", self.line))
         for site in self.ctx.sites_by_line.get(self.line, []):
-            self.marker(site.key, site.marker, site.quoted)
+            if isinstance(site, SpillSite):
+                spill_rows(self, site.key, spill_words(site.form, site, None), site)
+            else:
+                self.marker(site.key, site.marker, site.quoted)
         self.findings()
 
     def block(self) -> Block:
@@ -378,7 +436,7 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
         head = Text("compaction", style=p.heading)
         payload = env.payload
         head.append(
-            f"  replaces through {visible(short_id(env.replaces_through_id))}"
+            f"  {_replaced(ctx, env)}"
             f" · tokens {payload.get('tokens-before', '?')} → {payload.get('tokens-after', '?')}"
             + (" · fallback" if payload.get("fallback") else ""),
             style=b.palette.dim,
@@ -407,6 +465,27 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
         b.head(head)
         b.text(compact_json(dict(env.payload)), style=p.dim, limit=1)
     b.findings()
+
+
+def _replaced(ctx: BlockContext, env: Compaction) -> str:
+    """What a compaction replaced, by line ("replaces lines 3–41"): ids place nothing.
+
+    The lines are the analysis's (`Analysis.compactions`); until it lands, the
+    id the line names is all there is.
+    """
+    through = visible(short_id(env.replaces_through_id))
+    analysis = ctx.analysis
+    if not isinstance(analysis, Analysis):
+        return f"replaces through {through}"
+    span = analysis.compactions.get(env.line)
+    if span is None:
+        return f"replaces nothing: {through} is not in the conversation"
+    first, last = span
+    if first < 0:
+        return f"replaces nothing: every message through line {last:,} is sticky"
+    if first == last:
+        return f"replaces line {last:,}"
+    return f"replaces lines {first:,}–{last:,}"
 
 
 def _big_line_head(b: RowBuilder, length: int, op: ToolOperation | None, role: str) -> None:
@@ -499,6 +578,12 @@ class FileSource:
                 _big_line_head(b, length, self.ctx.op_by_message.get(line), "")
                 b.big_line(self.transcript, length)
                 return b.block()
+            if self.ctx.format is not Format.REFERENCE:
+                start, _ = self.transcript.line_span(line)
+                obj = parse_json_line(self.transcript.raw_line(line), line, start)
+                if obj is not None:
+                    build_foreign(b, self.ctx.format, obj)
+                return b.block()
             parsed = self.transcript.parse(line)
         except (OSError, ValueError, IndexError) as exc:
             parsed = LineProblem(line, 0, "unreadable-line", f"could not read: {exc}", b"")
@@ -527,7 +612,8 @@ class ModelSource:
         self._line_index: dict[int, int] | None = None
 
     def _replay(self) -> Sequence[ReplayEntry]:
-        return self.ctx.analysis.replay if self.ctx.analysis is not None else ()
+        analysis = self.ctx.analysis
+        return analysis.replay if isinstance(analysis, Analysis) else ()
 
     def available(self) -> int:
         """A preamble and every replay entry (nothing until the analysis lands)."""
@@ -539,20 +625,31 @@ class ModelSource:
         replay = self._replay()
         p = b.palette
         head = Text("model view", style=p.heading)
+        analysis = self.ctx.analysis
         summaries = sum(1 for e in replay if e.summary)
         stubs = sum(1 for e in replay if e.stub is not None)
-        head.append(
-            f"  the {plural(len(replay), 'message')} the model is sent next"
-            f" · {plural(summaries, 'compaction summary', 'compaction summaries')}"
-            f" · {plural(stubs, 'elision stub')}",
-            style=p.dim,
-        )
+        if isinstance(analysis, SessionAnalysis):
+            head.append(f"  not replayed for a {analysis.format.label}", style=p.dim)
+        else:
+            head.append(
+                f"  the {plural(len(replay), 'message')} the model is sent next"
+                f" · {plural(summaries, 'compaction summary', 'compaction summaries')}"
+                f" · {plural(stubs, 'elision stub')}",
+                style=p.dim,
+            )
         b.head(head)
-        problems = self.ctx.analysis.replay_problems if self.ctx.analysis is not None else []
+        if isinstance(analysis, SessionAnalysis):
+            b.text(
+                f"A {analysis.format.label} records what the model was sent as it went: "
+                "the file view shows it (tool results as the model got them, spill markers "
+                "and previews; the agent's own records labelled). This view replays an "
+                "LLM::Agent transcript's next request, which this format has no rule for.",
+                style=p.dim,
+                limit=6,
+            )
+        problems = analysis.replay_problems if isinstance(analysis, Analysis) else []
         for problem in problems:
-            row = Text("  ⚠ replay: ", style=p.warning)
-            row.append(visible(problem))
-            b.head(row, "finding")
+            b.labelled_rows(f"{severity_mark(Severity.WARNING)} replay: ", problem, p.warning)
         return b.block()
 
     def build(self, index: int, expand: bool = False, *, count_only: bool = False) -> Block:

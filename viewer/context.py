@@ -10,8 +10,9 @@ reads may be half-written or written by two owners:
   `core.ledger.VerificationLedger`; written only by the transcript screen's
   message handlers, which feed the ledger and never decide a verdict (badges,
   and the findings each line shows, are the ledger's).
-- `Expansion`: which blocks are expanded, keyed by `BlockKey`; written only by
-  the `TranscriptView` (enter, a search hit in a collapsed block).
+- `Expansion`: which blocks are expanded, keyed by `BlockKey`, and which view
+  shows each open artifact; written only by the `TranscriptView` (enter, a
+  search hit in a collapsed block).
 - the open inline artifacts: written only by `viewer.inline.InlineArtifacts`.
 - `BlockContext`: the read-only face of all of them that `viewer.blocks` is
   built against, plus the text width (written only by the view on resize).
@@ -25,7 +26,9 @@ from typing import Generic, NamedTuple, TypeVar
 
 from transcript_view.core.analysis import Analysis, quoted_flags
 from transcript_view.core.findings import Finding
-from transcript_view.core.ledger import VerificationLedger, site_state
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.ledger import Site, VerificationLedger, site_state
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import MarkerSite, SiteKey, ToolOperation
 from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile
@@ -63,22 +66,24 @@ class AnalysisIndex:
     that read the old one keeps reading a consistent old one.
     """
 
-    analysis: Analysis | None = None
-    sites_by_line: Mapping[int, list[MarkerSite]] = field(default_factory=dict)
-    site_by_key: Mapping[SiteKey, MarkerSite] = field(default_factory=dict)
+    analysis: Analysis | SessionAnalysis | None = None
+    sites_by_line: Mapping[int, list[Site]] = field(default_factory=dict)
+    site_by_key: Mapping[SiteKey, Site] = field(default_factory=dict)
     op_by_message: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
     op_by_call: OpLookup[tuple[int, str]] = field(default_factory=lambda: OpLookup(_none))
     op_by_dispatch: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
     op_by_settle: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
 
     @classmethod
-    def build(cls, analysis: Analysis) -> AnalysisIndex:
+    def build(cls, analysis: Analysis | SessionAnalysis) -> AnalysisIndex:
         """Index `analysis`: its sites by line and key, its operations, its line findings."""
-        sites_by_line: dict[int, list[MarkerSite]] = {}
-        site_by_key: dict[SiteKey, MarkerSite] = {}
+        sites_by_line: dict[int, list[Site]] = {}
+        site_by_key: dict[SiteKey, Site] = {}
         for site in analysis.sites:
             sites_by_line.setdefault(site.line, []).append(site)
             site_by_key[site.key] = site
+        if isinstance(analysis, SessionAnalysis):
+            return cls(analysis, sites_by_line, site_by_key)  # no operations to look up
         ops = analysis.operations
         return cls(
             analysis,
@@ -91,8 +96,15 @@ class AnalysisIndex:
         )
 
     def lines_with_markers(self) -> set[int]:
-        """Lines that carry marker rows: blocks an analysis can resize (with finding lines)."""
-        return set(self.sites_by_line)
+        """Lines that carry marker rows: blocks an analysis can resize (with finding lines).
+
+        For another format's analysis, lines it tags too (a branch, a continued
+        response, a subagent: rows only the whole file can say).
+        """
+        lines = set(self.sites_by_line)
+        if isinstance(self.analysis, SessionAnalysis):
+            lines.update(self.analysis.tags)
+        return lines
 
     def markers_of(self, line: int, role: str, content: str) -> list[tuple[Marker, bool]]:
         """(marker, quoted) for each marker in a message's content.
@@ -102,7 +114,11 @@ class AnalysisIndex:
         afterwards the analysis decides.
         """
         if self.analysis is not None:
-            return [(s.marker, s.quoted) for s in self.sites_by_line.get(line, [])]
+            return [
+                (s.marker, s.quoted)
+                for s in self.sites_by_line.get(line, [])
+                if isinstance(s, MarkerSite)
+            ]
         markers = parse_markers(content)
         return list(zip(markers, quoted_flags(role, content, markers), strict=True))
 
@@ -121,11 +137,11 @@ class AnalysisState:
         self.ledger: VerificationLedger | None = None
 
     @property
-    def analysis(self) -> Analysis | None:
+    def analysis(self) -> Analysis | SessionAnalysis | None:
         """The latest analysis, or None before the first one lands."""
         return self.index.analysis
 
-    def adopt(self, analysis: Analysis) -> set[int]:
+    def adopt(self, analysis: Analysis | SessionAnalysis) -> set[int]:
         """Take a new analysis; returns the lines whose blocks may change height."""
         old_index, old_ledger = self.index, self.ledger
         self.index = AnalysisIndex.build(analysis)
@@ -148,7 +164,7 @@ class AnalysisState:
     def record_orphans(self, orphans: list[OrphanFile]) -> None:
         """The artifact directory was listed."""
         if self.ledger is not None:
-            self.ledger.record_orphans(orphans)
+            self.ledger.record_orphans(orphans, explained=True)  # by the worker
 
     def state(self, key: SiteKey, marker: Marker) -> MarkerState:
         """A marker's badge: the ledger's, or (before any analysis) the one its form gives."""
@@ -156,6 +172,10 @@ class AnalysisState:
             return self.ledger.state(key)
         provisional = MarkerSite(key.line, None, "tool", marker, False)
         return site_state(provisional, None)[0]
+
+    def site_state(self, key: SiteKey) -> MarkerState:
+        """A marker's badge by its key alone (another format's: no form to fall back on)."""
+        return self.ledger.state(key) if self.ledger is not None else MarkerState.CHECKING
 
     def findings_of(self, key: SiteKey) -> list[Finding]:
         """What verifying the marker found (nothing before the analysis)."""
@@ -180,14 +200,22 @@ class BlockKey(NamedTuple):
 
 
 class Expansion:
-    """Which blocks are shown whole instead of collapsed.
+    """Which blocks are shown whole instead of collapsed, and where open artifacts show.
 
     Written only by the `TranscriptView` (enter on a block, a search hit in a
-    collapsed one); builders read it through `BlockContext.is_expanded`.
+    collapsed one, enter on a marker); builders read it through
+    `BlockContext.is_expanded` and `BlockContext.artifact`.
+
+    An artifact opened inline is spliced in under its marker only in the view
+    it was opened in: opened in the file view, it stays collapsed in the model
+    view, whose whole point is what the model is sent (the excerpt, never the
+    file). Enter on the marker there shows it in that view too.
     """
 
     def __init__(self) -> None:
         self._keys: set[BlockKey] = set()
+        self._artifacts: set[tuple[str, SiteKey]] = set()
+        """(view, marker) of every artifact shown inline in that view."""
 
     def __contains__(self, key: object) -> bool:
         return key in self._keys
@@ -204,6 +232,26 @@ class Expansion:
         """Show a block whole."""
         self._keys.add(key)
 
+    def show_artifact(self, view: str, key: SiteKey) -> None:
+        """Splice the artifact of marker `key` into `view` (once it is open)."""
+        self._artifacts.add((view, key))
+
+    def hide_artifact(self, view: str, key: SiteKey) -> None:
+        """Show marker `key` collapsed in `view` again (its artifact may stay open elsewhere)."""
+        self._artifacts.discard((view, key))
+
+    def forget_artifact(self, key: SiteKey) -> None:
+        """Marker `key`'s artifact is closed: no view shows it."""
+        self._artifacts = {(v, k) for v, k in self._artifacts if k != key}
+
+    def shows_artifact(self, view: str, key: SiteKey) -> bool:
+        """Whether `view` splices in the artifact of marker `key` (when it is open)."""
+        return (view, key) in self._artifacts
+
+    def artifact_views(self, key: SiteKey) -> set[str]:
+        """The views that show marker `key`'s artifact."""
+        return {v for v, k in self._artifacts if k == key}
+
 
 class BlockContext:
     """Everything a block builder reads, each part from its one owner.
@@ -219,8 +267,11 @@ class BlockContext:
         artifacts: Mapping[SiteKey, InlineArtifact],
         expansion: Expansion,
         width: int = 100,
+        format: Format = Format.REFERENCE,
     ) -> None:
         self._state = state
+        self.format = format
+        """The transcript's format: which builder its lines need (fixed for a view's life)."""
         self._artifacts = artifacts
         self._expansion = expansion
         self.width = width
@@ -238,12 +289,12 @@ class BlockContext:
         return self._state.index
 
     @property
-    def analysis(self) -> Analysis | None:
+    def analysis(self) -> Analysis | SessionAnalysis | None:
         """The analysis on show, None before the first one lands."""
         return self._state.index.analysis
 
     @property
-    def sites_by_line(self) -> Mapping[int, list[MarkerSite]]:
+    def sites_by_line(self) -> Mapping[int, list[Site]]:
         """Marker sites of each line."""
         return self._state.index.sites_by_line
 
@@ -279,6 +330,10 @@ class BlockContext:
         """The badge for a marker (the ledger's)."""
         return self._state.state(key, marker)
 
+    def site_state(self, key: SiteKey) -> MarkerState:
+        """The badge of another format's marker (the ledger's; "checking" until then)."""
+        return self._state.site_state(key)
+
     def findings_of(self, key: SiteKey) -> list[Finding]:
         """What verifying a marker found."""
         return self._state.findings_of(key)
@@ -287,9 +342,15 @@ class BlockContext:
         """Whether a marker's badge says something is wrong."""
         return self._state.is_bad(key)
 
-    def artifact(self, key: SiteKey) -> InlineArtifact | None:
-        """The artifact open under a marker, if any."""
+    def artifact(self, key: SiteKey, view: str) -> InlineArtifact | None:
+        """The artifact open under a marker, if `view` shows it (see `Expansion`)."""
+        if not self._expansion.shows_artifact(view, key):
+            return None
         return self._artifacts.get(key)
+
+    def is_open(self, key: SiteKey) -> bool:
+        """Whether marker `key`'s artifact is open inline (in either view)."""
+        return key in self._artifacts
 
     def is_expanded(self, key: BlockKey) -> bool:
         """Whether a block is shown whole."""

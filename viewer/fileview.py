@@ -38,7 +38,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.filelines import FileLines
-from transcript_view.core.text import human_size, visible
+from transcript_view.core.text import human_size, plural, visible
 from transcript_view.core.transcript import TranscriptError
 from transcript_view.viewer import sanitize
 from transcript_view.viewer.keys import Owner, bindings
@@ -200,7 +200,7 @@ class FileView(ScrollView, can_focus=True):
     def status(self) -> str:
         """One line for a status bar: rows, size, and indexing progress."""
         lines = self._lines
-        rows = f"{lines.row_count:,} rows"
+        rows = plural(lines.row_count, "row")
         size = f"{human_size(lines.size)} ({lines.size:,} bytes)"
         if self._error is not None:
             return f"{rows} · {size} · read error: {self._error}"
@@ -292,6 +292,16 @@ class FileView(ScrollView, can_focus=True):
         """One page up (stops following the end)."""
         self._follow_end = False
         super().action_page_up()
+
+    def action_half_page(self, direction: int) -> None:
+        """Half a screen down (ctrl+d) or up (ctrl+u), as in less and vim.
+
+        Going up stops following the end, as every other upward key does.
+        """
+        if direction < 0:
+            self._follow_end = False
+        step = max(self.scrollable_content_region.height // 2, 1)
+        self.scroll_to(y=self.scroll_y + direction * step, animate=False, immediate=True)
 
     def scroll_to_offset(self, offset: int) -> None:
         """Bring the row holding byte `offset` to the top (once it is indexed)."""

@@ -20,10 +20,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from transcript_view.core.filelines import FileLines
+from transcript_view.core.formats.model import SpillSite
+from transcript_view.core.ledger import Site
 from transcript_view.core.markers import MarkerKind
-from transcript_view.core.records import MarkerSite, SiteKey
+from transcript_view.core.records import SiteKey
 from transcript_view.core.verification import FileCheck, MarkerState
 from transcript_view.viewer.rows import GUTTER, InlineArtifact
+from transcript_view.viewer.session_blocks import preview_bytes
 
 Severity = Literal["information", "warning", "error"]
 
@@ -71,6 +74,47 @@ def row_bytes_for(width: int) -> int:
     return max(width - GUTTER - 2, 16)
 
 
+def boundary_row(art: InlineArtifact) -> int | None:
+    """The row of `art` (header rows counted) holding the first byte the model never saw.
+
+    The head the model saw is already on screen in the excerpt, so enter on a
+    marker lands here: at the seen/unseen boundary, `ExcerptShape.head_bytes`
+    into the file. When the head ends on a line's LF, that row shows only seen
+    text and the boundary is the next one. None while the index has not reached
+    the boundary yet (`ArtifactGrew` brings it); a file the model saw all of
+    lands on its first row.
+    """
+    lines = art.lines
+    known = art.known_rows
+    lo, hi = art.unseen_span()
+    if lo >= hi:
+        return art.HEADER_ROWS
+    if known <= 0 or (not art.complete and lines.row_stop(known - 1) <= lo):
+        return None
+    row = lines.row_of_offset(lo)
+    if lines.row_span(row)[1] <= lo and row + 1 < known:
+        row += 1  # the boundary is the LF that ends this row: the next row is unseen
+    return art.HEADER_ROWS + row
+
+
+def opened_name(site: Site) -> str | None:
+    """The file an opened marker shows (a reference artifact or a sidecar), if safe."""
+    if isinstance(site, SpillSite):
+        return site.file if site.safe_name and site.form.stored else None
+    return site.marker.file if site.marker.safe_name else None
+
+
+def seen_bytes(site: Site, check: FileCheck) -> tuple[int, int]:
+    """How many bytes of the file's head and tail the model saw (the seen/unseen bars).
+
+    A reference excerpt saw a head and a tail; a Claude Code preview a head only.
+    """
+    if isinstance(site, SpillSite):
+        return preview_bytes(site, check.head), 0
+    shape = site.shape
+    return (shape.head_bytes, shape.tail_bytes) if shape is not None else (0, 0)
+
+
 class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
     """The artifacts open inline, and those being indexed to open or to rewrap.
 
@@ -100,13 +144,15 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
 
     # -- requests ----------------------------------------------------------------------------------
 
-    def toggle(self, key: SiteKey, site: MarkerSite | None, width: int) -> Toggle:
+    def toggle(self, key: SiteKey, site: Site | None, width: int) -> Toggle:
         """Enter on a marker: close its open artifact, or say how (or why not) to open it."""
         if key in self._open:
             self.close(key)
             return Closed(key)
         if site is None:
             return Refused("Still reading the transcript; try again in a moment.")
+        if isinstance(site, SpillSite):
+            return self._toggle_spill(key, site, width)
         marker = site.marker
         if site.quoted:
             return Refused("A quoted marker (text about a marker): nothing to open.")
@@ -120,11 +166,21 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
             return None
         return self._index(key, marker.file, width)
 
+    def _toggle_spill(self, key: SiteKey, site: SpillSite, width: int) -> Toggle:
+        if not site.form.stored:
+            what = site.cut or "part of the output"
+            return Refused(f"Nothing to open: {what} cut, and not stored anywhere.", "warning")
+        if not site.safe_name or site.file is None:
+            return Refused("The marker names an unsafe path; it is never opened.", "error")
+        if key in self._indexing:
+            return None
+        return self._index(key, site.file, width)
+
     def _index(self, key: SiteKey, name: str, width: int) -> Index:
         self._indexing.add(key)
         return Index(key, name, row_bytes_for(width))
 
-    def rewrap(self, width: int, sites: Mapping[SiteKey, MarkerSite]) -> list[Index]:
+    def rewrap(self, width: int, sites: Mapping[SiteKey, Site]) -> list[Index]:
         """The text width changed: re-index every open artifact cut to another width.
 
         The old rows stay on screen until the new index's first rows arrive, so a
@@ -139,9 +195,9 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
                 art.lines.row_bytes != want
                 and key not in self._indexing
                 and site is not None
-                and site.marker.file is not None
+                and (name := opened_name(site)) is not None
             ):
-                out.append(self._index(key, site.marker.file, width))
+                out.append(self._index(key, name, width))
         return out
 
     def close(self, key: SiteKey) -> bool:
@@ -169,7 +225,7 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
         key: SiteKey,
         lines: FileLines,
         check: FileCheck,
-        site: MarkerSite | None,
+        site: Site | None,
         state: MarkerState,
         width: int,
     ) -> Shown | None:
@@ -190,20 +246,14 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
         else:
             if old is not None:
                 old.lines.close()  # reopened at a new width: the new rows replace the old
-            shape = site.shape
-            self._open[key] = InlineArtifact(
-                key,
-                lines,
-                check,
-                state,
-                shape.head_bytes if shape is not None else 0,
-                shape.tail_bytes if shape is not None else 0,
-            )
+            head, tail = seen_bytes(site, check)
+            self._open[key] = InlineArtifact(key, lines, check, state, head, tail)
             changed = True
         reindex = None
-        if self._open[key].lines.row_bytes != row_bytes_for(width) and site.marker.file:
+        name = opened_name(site)
+        if self._open[key].lines.row_bytes != row_bytes_for(width) and name:
             # The window was resized while this was being indexed: index it again.
-            reindex = self._index(key, site.marker.file, width)
+            reindex = self._index(key, name, width)
         if not changed and reindex is None:
             return None
         return Shown(key, reindex)

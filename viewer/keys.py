@@ -9,7 +9,8 @@ everything else is generated from it:
   and `TranscriptApp` (footer labels and visibility included), and, from
   `OTHER_KEYS`, of the screens a transcript opens (orphans, listing, a file,
   help) and their widgets;
-- `help_rows()` is the help screen's key list;
+- `help_rows()` and `screen_rows()` are the help screen's key lists (the
+  transcript's, then the other screens');
 - `palette_commands()` is what the command palette offers (`viewer.commands`);
 - `readme_key_list()` is the README's key lists (both tables), between
   `README_START` and `README_END`; `python3 dev.py keys` rewrites it
@@ -52,6 +53,8 @@ class Owner(Enum):
     """`RowTable`, the orphans screen's list (`viewer.screens.orphans`)."""
     LISTING = "listing"
     """`ListingScreen` (`viewer.screens.listing`)."""
+    SESSIONS = "sessions"
+    """`SessionsScreen`: an agent's sessions, newest first (`viewer.screens.sessions`)."""
     ARTIFACT = "artifact"
     """`ArtifactScreen`: one file, paged (`viewer.fileview`)."""
     FILE_VIEW = "file view"
@@ -74,7 +77,8 @@ class Command:
 #: (n / N, ↑ / ↓): pairs read better as one row than as two.
 SAME_ROW: Final = None
 
-#: How Textual's key names are shown to a person when a key has no `display`.
+#: How Textual's key names are shown to a person when a key has no `display`
+#: (and "ctrl+x" is "^x", as less's own help and Textual's footer write it).
 KEY_NAMES: Final[dict[str, str]] = {
     "up": "↑",
     "down": "↓",
@@ -105,6 +109,14 @@ class Key:
     """Whether the footer shows it."""
     priority: bool = False
     """Checked before the focused widget's bindings (`Binding.priority`)."""
+    pinned: bool = False
+    """First in the footer, whatever its place in the table.
+
+    Textual's `Footer` lays its keys out left to right and clips what does not
+    fit, so at 80 columns the last ones (help, quit) were cut off; a pinned key
+    is bound first and so drawn first, and stays visible at any width. The help
+    and README keep the table's order.
+    """
     also: str | None = None
     """Something that is not a key but does the same ("click"), for help and README."""
     command: Command | None = None
@@ -117,12 +129,19 @@ class Key:
         """Each key as a person reads it: `display`, else the key names, made readable."""
         if self.display is not None:
             return (self.display,)
-        return tuple(KEY_NAMES.get(k, k) for k in self.keys.split(","))
+        return tuple(_spell(k) for k in self.keys.split(","))
 
     @property
     def action_name(self) -> str:
         """The action without its arguments: `action_<name>` is the method it runs."""
         return self.action.split("(", 1)[0]
+
+
+def _spell(key: str) -> str:
+    """One Textual key name as a person reads it ("pageup" -> "pgup", "ctrl+f" -> "^f")."""
+    if key in KEY_NAMES:
+        return KEY_NAMES[key]
+    return "^" + key.removeprefix("ctrl+") if key.startswith("ctrl+") else key
 
 
 _S, _V = Owner.SCREEN, Owner.VIEW
@@ -173,16 +192,19 @@ KEYS: Final[tuple[Key, ...]] = (
     Key("up,k", "cursor(-1)", _V, "Up", show=False,
         help="move the cursor up / down a row; the mouse wheel scrolls"),
     Key("down,j", "cursor(1)", _V, "Down", show=False, help=SAME_ROW),
-    Key("pageup", "page(-1)", _V, "Page up", show=False, help="a screen up / down"),
-    Key("pagedown,space", "page(1)", _V, "Page down", show=False, help=SAME_ROW),
+    Key("pageup,b,ctrl+b", "page(-1)", _V, "Page up", show=False, help="a screen up / down"),
+    Key("pagedown,space,ctrl+f", "page(1)", _V, "Page down", show=False, help=SAME_ROW),
+    Key("ctrl+u", "half_page(-1)", _V, "Half page up", show=False,
+        help="half a screen up / down"),
+    Key("ctrl+d", "half_page(1)", _V, "Half page down", show=False, help=SAME_ROW),
     Key("home,g", "top", _V, "Top", show=False, help="the first / last row"),
     Key("end,G", "bottom", _V, "Bottom", show=False, help=SAME_ROW),
     Key("ctrl+p", "command_palette", Owner.TEXTUAL, "Palette",
         help="command palette: run any of these by name"),
-    Key("question_mark", "help", _S, "Help", display="?",
+    Key("question_mark", "help", _S, "Help", display="?", pinned=True,
         help="this help",
         command=Command("Help", "Keys and badges")),
-    Key("q", "quit", _S, "Quit",
+    Key("q", "quit", _S, "Quit", pinned=True,
         help="quit",
         no_command='Textual\'s palette already offers "Quit the application"'),
     Key("ctrl+c", "quit", Owner.APP, "Quit", show=False, priority=True, help=SAME_ROW),
@@ -193,23 +215,42 @@ KEYS: Final[tuple[Key, ...]] = (
 #: generated into their `BINDINGS` and the README's second table like `KEYS`.
 OTHER_KEYS: Final[tuple[Key, ...]] = (
     Key("enter", "open", Owner.ORPHANS, "Open", help="preview the orphan under the cursor"),
+    Key("e", "pager", Owner.ORPHANS, "Pager",
+        help="open the orphan under the cursor in $PAGER (default: less)"),
+    Key("c", "copy", Owner.ORPHANS, "Copy",
+        help="copy the orphan's path (shown in the toast too, to select by hand)"),
+    Key("question_mark", "help", Owner.ORPHANS, "Help", display="?",
+        help="the keys of this screen"),
     Key("escape,q", "close", Owner.ORPHANS, "Back", help="back to the transcript"),
     Key("home", "scroll_top", Owner.ORPHAN_TABLE, "First", show=False,
         help="the first / last orphan"),
     Key("end", "scroll_bottom", Owner.ORPHAN_TABLE, "Last", show=False, help=SAME_ROW),
     Key("escape,q", "close", Owner.LISTING, "Back",
         help="back to the screen below, or quit when the listing is the first screen"),
-    Key("enter", "choose", Owner.LISTING, "Open", help="open the transcript under the cursor"),
-    Key("up", "scroll_up", Owner.FILE_VIEW, "Up", show=False,
+    Key("enter", "choose", Owner.LISTING, "Open",
+        help="open the transcript or folder under the cursor (`../` goes back up)"),
+    Key("question_mark", "help", Owner.LISTING, "Help", display="?",
+        help="the keys of this screen"),
+    Key("escape,q", "close", Owner.SESSIONS, "Back",
+        help="back to the screen below, or quit when the sessions are the first screen"),
+    Key("enter", "choose", Owner.SESSIONS, "Open", help="open the session under the cursor"),
+    Key("question_mark", "help", Owner.SESSIONS, "Help", display="?",
+        help="the keys of this screen"),
+    Key("up,k", "scroll_up", Owner.FILE_VIEW, "Up", show=False,
         help="scroll a row up / down / left / right"),
-    Key("down", "scroll_down", Owner.FILE_VIEW, "Down", show=False, help=SAME_ROW),
+    Key("down,j", "scroll_down", Owner.FILE_VIEW, "Down", show=False, help=SAME_ROW),
     Key("left", "scroll_left", Owner.FILE_VIEW, "Left", show=False, help=SAME_ROW),
     Key("right", "scroll_right", Owner.FILE_VIEW, "Right", show=False, help=SAME_ROW),
-    Key("pageup", "page_up", Owner.FILE_VIEW, "Page up", show=False, help="a screen up / down"),
-    Key("pagedown,space", "page_down", Owner.FILE_VIEW, "Page down", show=False,
+    Key("pageup,b,ctrl+b", "page_up", Owner.FILE_VIEW, "Page up", show=False,
+        help="a screen up / down"),
+    Key("pagedown,space,ctrl+f", "page_down", Owner.FILE_VIEW, "Page down", show=False,
         help=SAME_ROW),
-    Key("home", "scroll_home", Owner.FILE_VIEW, "Top", help="the first / last row"),
-    Key("end", "scroll_end", Owner.FILE_VIEW, "End", help=SAME_ROW),
+    Key("ctrl+u", "half_page(-1)", Owner.FILE_VIEW, "Half page up", show=False,
+        help="half a screen up / down"),
+    Key("ctrl+d", "half_page(1)", Owner.FILE_VIEW, "Half page down", show=False,
+        help=SAME_ROW),
+    Key("home,g", "scroll_home", Owner.FILE_VIEW, "Top", help="the first / last row"),
+    Key("end,G", "scroll_end", Owner.FILE_VIEW, "End", help=SAME_ROW),
     Key("escape,q", "close", Owner.ARTIFACT, "Back", help="back to where it was opened"),
     Key("escape,question_mark,q", "close", Owner.HELP, "Close", help="close the help"),
 )
@@ -219,6 +260,7 @@ SCREEN_NAMES: Final[dict[Owner, str]] = {
     Owner.ORPHANS: "orphans (`o`)",
     Owner.ORPHAN_TABLE: "orphans (`o`)",
     Owner.LISTING: "directory listing",
+    Owner.SESSIONS: "an agent's sessions (`--claude`, `--codex`)",
     Owner.FILE_VIEW: "a file (an orphan, a long line)",
     Owner.ARTIFACT: "a file (an orphan, a long line)",
     Owner.HELP: "help (`?`)",
@@ -226,16 +268,18 @@ SCREEN_NAMES: Final[dict[Owner, str]] = {
 
 
 def bindings(owner: Owner) -> list[BindingType]:
-    """The `BINDINGS` of `owner`, in table order.
+    """The `BINDINGS` of `owner`: pinned keys first, then the rest in table order.
 
     Args:
         owner: the widget, screen or app whose class attribute this becomes.
     """
+    own = [k for k in (*KEYS, *OTHER_KEYS) if k.owner is owner]
+    # Pinned keys first: the footer draws in binding order and clips the rest.
+    own.sort(key=lambda k: not k.pinned)
     return [
         Binding(k.keys, k.action, k.label, show=k.show, key_display=k.display,
                 priority=k.priority)
-        for k in (*KEYS, *OTHER_KEYS)
-        if k.owner is owner
+        for k in own
     ]
 
 
@@ -256,8 +300,21 @@ def _rows(spell: str, keys: tuple[Key, ...] = KEYS) -> list[tuple[str, str]]:
 
 
 def help_rows() -> list[tuple[str, str]]:
-    """The help screen's (keys, what they do) rows: every key in the table."""
+    """The help screen's (keys, what they do) rows: every key of the transcript."""
     return _rows("{}")
+
+
+def screen_rows(spell: str = "{}") -> list[tuple[str, str, str]]:
+    """(screen, keys, what they do) for every key of `OTHER_KEYS`, screen by screen.
+
+    The help lists these under the transcript's keys and the README has them as
+    its second table: every key in the table is described somewhere a person looks.
+    """
+    out: list[tuple[str, str, str]] = []
+    for owner in dict.fromkeys(k.owner for k in OTHER_KEYS):
+        own = tuple(k for k in OTHER_KEYS if k.owner is owner)
+        out += [(SCREEN_NAMES[owner], keys, text) for keys, text in _rows(spell, own)]
+    return out
 
 
 def palette_commands() -> list[tuple[str, str, str]]:
@@ -286,10 +343,7 @@ def readme_key_list() -> str:
     lines += [f"| {keys} | {text} |" for keys, text in _rows("`{}`")]
     lines += ["", "On the screens it opens:", ""]
     lines += ["| screen | key | what it does |", "|---|---|---|"]
-    for owner in dict.fromkeys(k.owner for k in OTHER_KEYS):
-        own = tuple(k for k in OTHER_KEYS if k.owner is owner)
-        lines += [f"| {SCREEN_NAMES[owner]} | {keys} | {text} |"
-                  for keys, text in _rows("`{}`", own)]  # fmt: skip
+    lines += [f"| {screen} | {keys} | {text} |" for screen, keys, text in screen_rows("`{}`")]
     return "\n".join(lines)
 
 

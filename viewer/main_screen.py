@@ -17,14 +17,11 @@ methods here only run them in a thread with this screen's `post_message`.
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual import events, on, work
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.timer import Timer
@@ -33,16 +30,19 @@ from textual.worker import get_current_worker
 
 from transcript_view.core.analyser import Analyser
 from transcript_view.core.analysis import Analysis
+from transcript_view.core.formats.claude_code import sidecar_dir
+from transcript_view.core.formats.detect import Format, detect
+from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.markers import MarkerKind
-from transcript_view.core.records import SiteKey
-from transcript_view.core.text import human_size
+from transcript_view.core.records import MarkerSite, SiteKey
+from transcript_view.core.text import COPY_TOAST_SECONDS, copied, human_size, plural, visible
 from transcript_view.core.transcript import Transcript, TranscriptError
-from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile, resolve_inside
-from transcript_view.viewer import workers
+from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile
+from transcript_view.viewer import pager, workers
 from transcript_view.viewer.context import AnalysisState
 from transcript_view.viewer.fileview import ArtifactScreen
-from transcript_view.viewer.header import TranscriptHeader
-from transcript_view.viewer.inline import Closed, Index, InlineArtifacts, Refused
+from transcript_view.viewer.header import NEW_LINES_META, TranscriptHeader, words_for
+from transcript_view.viewer.inline import Closed, Index, InlineArtifacts, Refused, opened_name
 from transcript_view.viewer.keys import Owner, bindings, help_rows
 from transcript_view.viewer.load import LoadState, Phase
 from transcript_view.viewer.messages import (
@@ -61,6 +61,8 @@ from transcript_view.viewer.rows import Row
 from transcript_view.viewer.screens.help import HelpScreen
 from transcript_view.viewer.screens.listing import ListingScreen
 from transcript_view.viewer.screens.orphans import OrphansScreen
+from transcript_view.viewer.screens.sessions import SessionsScreen
+from transcript_view.viewer.session_blocks import spill_words
 from transcript_view.viewer.transcript_view import TranscriptView
 
 #: Seconds between follow-mode polls.
@@ -90,10 +92,16 @@ class TranscriptScreen(Screen[None]):
     #: Generated from the key table (`viewer.keys`), which also writes the help and palette.
     BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.SCREEN)
 
-    def __init__(self, path: Path) -> None:
-        """Show the transcript at `path` (opened read-only on compose)."""
+    def __init__(self, path: Path, format: Format | None = None) -> None:
+        """Show the transcript at `path` (opened read-only on compose).
+
+        `format` forces how it is read; by default its first lines tell (`detect`).
+        """
         super().__init__()
         self.path = Path(path)
+        self._forced = format
+        self.format = Format.REFERENCE
+        """The transcript's format, known once it is opened (compose)."""
         self.transcript: Transcript | None = None
         self.error: str | None = None
         self.load = LoadState()
@@ -110,16 +118,24 @@ class TranscriptScreen(Screen[None]):
         """Header, the transcript, a search box that appears on `/`, the footer."""
         try:
             self.transcript = Transcript(self.path)
+            self.format = self._forced or detect(self.path).format or Format.REFERENCE
         except TranscriptError as exc:
             self.error = str(exc)
+        if self.transcript is not None and self.format is Format.CLAUDE_CODE:
+            # Markers name sidecars in the session's tool-results/, not `<stem>.artifacts/`.
+            self.transcript.artifact_dir = sidecar_dir(self.path)
         header = TranscriptHeader()
         header.name_shown = self.path.name
+        header.words = words_for(self.format)
         self._header = header
         yield header
-        self._view = TranscriptView(self.transcript, self.state, self.artifacts, id="transcript")
+        self._view = TranscriptView(
+            self.transcript, self.state, self.artifacts, format=self.format, id="transcript"
+        )
         yield self._view
-        yield Input(placeholder="search the transcript (enter to search, escape to close)",
-                    id="search")
+        yield Input(
+            placeholder="search the transcript (enter to search, escape to close)", id="search"
+        )
         yield Footer(compact=True)
 
     @property
@@ -133,7 +149,7 @@ class TranscriptScreen(Screen[None]):
         return self._view
 
     @property
-    def analysis(self) -> Analysis | None:
+    def analysis(self) -> Analysis | SessionAnalysis | None:
         """The analysis on show (None until the first pass lands)."""
         return self.state.analysis
 
@@ -171,19 +187,15 @@ class TranscriptScreen(Screen[None]):
     @work(thread=True, group="analysis")
     def _analyse(self, transcript: Transcript, analyser: Analyser | None) -> None:
         """The one streaming pass: operations, markers, replay, line problems."""
-        workers.run_analysis(transcript, analyser, self.post_message)
+        workers.run_analysis(transcript, analyser, self.post_message, self.format)
 
     # Exclusive: a re-analysis (follow mode) hashes what its ledger wants and
     # lists orphans against its own named files; an older run must not land after.
     @work(thread=True, group="verify", exclusive=True)
-    def _verify(
-        self, directory: Path, names: list[str], named: set[str], uncounted: frozenset[str]
-    ) -> None:
+    def _verify(self, job: workers.VerifyJob) -> None:
         """Hash each wanted artifact (streamed), then list the directory's orphans."""
         worker = get_current_worker()
-        workers.verify_files(
-            directory, names, named, self.post_message, lambda: worker.is_cancelled, uncounted
-        )
+        workers.verify_files(job, self.post_message, lambda: worker.is_cancelled)
 
     @work(thread=True, group="artifact")
     def _open_artifact(
@@ -192,7 +204,12 @@ class TranscriptScreen(Screen[None]):
         """Index an artifact as rows, showing the first rows while the rest is indexed."""
         worker = get_current_worker()
         workers.open_artifact(
-            key, directory, name, check, row_bytes, self.post_message,
+            key,
+            directory,
+            name,
+            check,
+            row_bytes,
+            self.post_message,
             lambda: worker.is_cancelled,
         )
 
@@ -250,10 +267,9 @@ class TranscriptScreen(Screen[None]):
         self._update_counts()
         ledger = self.state.ledger
         if self.transcript is not None and ledger is not None:
-            wanted = ledger.wanted()
-            self._show_phase(0, len(wanted))
-            uncounted = frozenset(n for n in wanted if not ledger.counts_chars(n))
-            self._verify(self.transcript.artifact_dir, wanted, analysis.named_files(), uncounted)
+            job = workers.VerifyJob.of(ledger)
+            self._show_phase(0, len(job.names))
+            self._verify(job)
         if again and self.transcript is not None:
             self._analyse(self.transcript, self._analyser)
 
@@ -269,7 +285,7 @@ class TranscriptScreen(Screen[None]):
         self._update_counts()
 
     def on_orphans_found(self, msg: OrphansFound) -> None:
-        """The artifact directory is listed: orphans count as problems too."""
+        """The artifact directory is listed: orphans are counted (apart from problems)."""
         self.state.record_orphans(msg.orphans)
         self.load.checked()
         self._show_phase()
@@ -282,16 +298,19 @@ class TranscriptScreen(Screen[None]):
             return
         header = self.header
         header.markers = ledger.markers
-        header.verified = ledger.verified
+        header.verified = ledger.verified if self.format is Format.REFERENCE else ledger.matched
         header.problems = len(ledger.problems())
+        # Apart from the problems: `p` visits lines, and no line names an orphan.
+        header.orphans = len(ledger.orphan_warnings()) if ledger.orphans is not None else None
 
     # -- inline artifacts ----------------------------------------------------------------------
 
     @on(TranscriptView.ArtifactRequested)
     def _toggle_artifact(self, msg: TranscriptView.ArtifactRequested) -> None:
         key = msg.site
-        outcome = self.artifacts.toggle(key, self.state.index.site_by_key.get(key),
-                                        self.view.text_width)
+        outcome = self.artifacts.toggle(
+            key, self.state.index.site_by_key.get(key), self.view.text_width
+        )
         if isinstance(outcome, Closed):
             self.view.rebuild_line(key.line)
             self.view.cursor_to_site(key)
@@ -304,8 +323,11 @@ class TranscriptScreen(Screen[None]):
         if self.transcript is None:
             return
         self._open_artifact(
-            job.key, self.transcript.artifact_dir, job.name,
-            self.state.check_of(job.name), job.row_bytes,
+            job.key,
+            self.transcript.artifact_dir,
+            job.name,
+            self.state.check_of(job.name),
+            job.row_bytes,
         )
 
     @on(TranscriptView.Rewrapped)
@@ -347,39 +369,94 @@ class TranscriptScreen(Screen[None]):
     # -- follow mode ---------------------------------------------------------------------------
 
     def on_appended(self, msg: Appended) -> None:
-        """Follow mode: lay out the new lines and analyse again."""
+        """Follow mode: lay out what changed and analyse again.
+
+        A poll can fall between two writes of one line: the line is counted when
+        its first part arrives, so its completion adds none (`new_lines` is 0)
+        and only `Transcript.last_line_grew` says it must be read again.
+        """
         self.load.polled()
-        if self.transcript is None:
+        transcript = self.transcript
+        if transcript is None:
             return
-        self.header.lines = self.transcript.line_count
+        self.header.lines = transcript.line_count
+        if not (msg.new_lines or transcript.last_line_grew):
+            return
         self.view.appended(msg.new_lines)
-        if msg.new_lines:
-            self._start_analysis()
+        self._count_new_lines(msg.new_lines)
+        self._start_analysis()
 
     def action_follow(self) -> None:
-        """Toggle following a transcript that is still being written."""
+        """Toggle following a transcript that is still being written.
+
+        Following reads the file as live (`Analyser(live=True)`, analysed at
+        once): a last line still being written is no torn tail yet, and the
+        last turn's unsettled calls are running. Stopping reads it once more as
+        `--check` does (only the last line is read again), so the two agree.
+        """
         self.following = not self.following
         self.header.following = self.following
+        transcript, was = self.transcript, self._analyser
         # An incremental analysis keeps its pass's id tables alive (about 50 MB for
         # a gigabyte transcript): only while following, where it saves a full pass
         # per append.
         self._analyser = (
-            Analyser(self.transcript) if self.following and self.transcript is not None else None
+            Analyser(transcript, live=True) if self.following and transcript is not None else None
         )
         self.view.set_following(self.following)
         if self.following:
             self._follow_timer = self.set_interval(FOLLOW_INTERVAL, self.action_poll)
             self._say("Following: new lines appear as they are written.")
-        else:
-            if self._follow_timer is not None:
-                self._follow_timer.stop()
-                self._follow_timer = None
-            self._say("Stopped following.")
+            if self.analysis is not None:
+                self._start_analysis()
+            return
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+            self._follow_timer = None
+        self.header.new_lines = 0
+        self._say("Stopped following.")
+        analysis = self.analysis
+        if transcript is None or was is None or not isinstance(analysis, Analysis):
+            return
+        if not analysis.live:
+            return
+        count = transcript.line_count
+        if count and not transcript.line_terminated(count):
+            self.view.appended(0)  # the line held back while it was being written
+        was.live = False
+        if self.load.want_analysis(first=False):
+            self._analyse(transcript, was)
+        # else a pass is running: the one that follows it is a full, not live, pass.
 
     def action_poll(self) -> None:
         """Look for appended lines now (the follow timer calls this)."""
         if self.transcript is not None and self.load.want_poll():
             self._poll(self.transcript)
+
+    def _count_new_lines(self, added: int) -> None:
+        """Lines appended below while the view does not follow the end: "+N new lines ↓".
+
+        The count goes once the cursor reaches the last row (G, end, or a click
+        on the count itself: `_jump_to_new_lines`).
+        """
+        view = self.view
+        if added <= 0 or view.stick_to_end or not self.following:
+            return
+        self.header.new_lines += added
+        self.watch(view, "cursor", self._saw_new_lines, init=False)
+
+    def _saw_new_lines(self) -> None:
+        """The cursor moved: on the last row, the new lines have been seen."""
+        view = self.view
+        if self.header.new_lines and view.cursor >= view.doc.total_rows - 1:
+            self.header.new_lines = 0
+
+    @on(events.Click, "TranscriptHeader")
+    def _jump_to_new_lines(self, event: events.Click) -> None:
+        """A click on the header's "+N new lines ↓": to the end, where they are."""
+        if self.header.new_lines and event.style.meta.get(NEW_LINES_META):
+            self.header.new_lines = 0
+            self.view.action_bottom()
 
     # -- search --------------------------------------------------------------------------------
 
@@ -387,6 +464,8 @@ class TranscriptScreen(Screen[None]):
         """The view's search is done: say how many blocks matched."""
         n = msg.count
         self.header.search_status = f"/{msg.query}: {n:,} block{'s' if n != 1 else ''} (n/N)"
+        if msg.wrapped:
+            self._say("No hit below the cursor: search wrapped to the first hit.")
 
     def action_search(self) -> None:
         """Show the search box."""
@@ -405,6 +484,14 @@ class TranscriptScreen(Screen[None]):
         self.header.search_status = f"/{text}: searching…"
         self.view.search(text)
 
+    @on(TranscriptView.LinkRequested)
+    def _open_link(self, msg: TranscriptView.LinkRequested) -> None:
+        """Enter on a subagent's row: its transcript, on top (escape comes back)."""
+        analysis = self.analysis
+        path = analysis.links.get(msg.line) if isinstance(analysis, SessionAnalysis) else None
+        if path is not None:
+            self.app.push_screen(TranscriptScreen(path, self.format))
+
     def action_clear_search(self) -> None:
         """Escape: close the search box, else end the search, else back to the listing."""
         box = self.query_one("#search", Input)
@@ -417,7 +504,9 @@ class TranscriptScreen(Screen[None]):
             self.header.search_status = ""
             return
         stack = self.app.screen_stack
-        if len(stack) >= 2 and isinstance(stack[-2], ListingScreen):
+        if len(stack) >= 2 and isinstance(
+            stack[-2], ListingScreen | SessionsScreen | TranscriptScreen
+        ):
             self.dismiss()
 
     # -- helpers -------------------------------------------------------------------------------
@@ -447,10 +536,10 @@ class TranscriptScreen(Screen[None]):
         site = self.state.index.site_by_key.get(key)
         if site is None or self.transcript is None:
             return None
-        m = site.marker
-        if m.kind is not MarkerKind.STORED or not m.safe_name or m.file is None:
+        if isinstance(site, MarkerSite) and site.marker.kind is not MarkerKind.STORED:
             return None
-        return self.transcript.artifact_dir / m.file
+        name = opened_name(site)
+        return self.transcript.artifact_dir / name if name is not None else None
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -491,8 +580,12 @@ class TranscriptScreen(Screen[None]):
         if view.search_query:
             if not view.hits:
                 self._say("No hits.")
-            elif not view.step_hit(forward):
-                self._say("No more hits " + ("below." if forward else "above."))
+            else:
+                step = view.step_hit(forward)
+                if step == "wrapped":
+                    self._say(f"Search wrapped to the {'first' if forward else 'last'} hit.")
+                elif step == "none":
+                    self._say("No hit to go to (a hit may span two rows).")
             return
         analysis = self.analysis
         if analysis is None:
@@ -522,9 +615,22 @@ class TranscriptScreen(Screen[None]):
         ledger = self.state.ledger
         lines = ledger.problem_lines() if ledger is not None else []
         blocks = self._blocks_of_lines(lines)
-        if not self.view.jump(blocks, forward, self.view.is_problem_row):
-            what = "problems" if blocks else "problems found (so far)"
-            self._say(f"No more {what} " + ("below." if forward else "above."))
+        if self.view.jump(blocks, forward, self.view.is_problem_row):
+            return
+        if ledger is None:
+            said = "No problems found so far: the transcript is still being read."
+        elif blocks:
+            said = "No more problems " + ("below." if forward else "above.")
+        elif ledger.complete:
+            said = "No problems found."
+        else:
+            # Hashing or the directory listing is still under way: more may come.
+            said = "No problems found so far: artifacts are still being checked."
+        orphans = len(ledger.orphan_warnings()) if ledger is not None else 0
+        if orphans:
+            them = "it" if orphans == 1 else "them"
+            said += f" Besides: {plural(orphans, 'orphan')} (o lists {them})."
+        self._say(said)
 
     def action_orphans(self) -> None:
         """The orphans screen: files in the artifact directory that no line names."""
@@ -554,18 +660,7 @@ class TranscriptScreen(Screen[None]):
         if path is None:
             self._say("This marker has no artifact to open.", severity="warning")
             return
-        resolved, why = resolve_inside(path.parent, path.name)
-        if resolved is None:
-            self._say(f"{path.name}: {why}", severity="error")
-            return
-        pager = shlex.split(os.environ.get("PAGER") or "less") or ["less"]
-        try:
-            with self.app.suspend():
-                subprocess.call([*pager, str(resolved)])
-        except SuspendNotSupported:
-            self._say("This terminal cannot hand over to a pager.", severity="error")
-        except OSError as exc:
-            self._say(f"{pager[0]}: {exc.strerror or exc}", severity="error")
+        pager.page(self.app, path, self._say)  # the orphans screen's `e` shares this path
 
     def action_copy(self) -> None:
         """Copy the focused artifact's path, or the marker text when nothing was stored."""
@@ -574,13 +669,23 @@ class TranscriptScreen(Screen[None]):
             return
         path = self._artifact_path(key)
         if path is not None:
-            self.app.copy_to_clipboard(str(path))
-            self._say(f"Copied the path of {path.name}")
+            self._copy(str(path), f"the path of {path.name}")
             return
         site = self.state.index.site_by_key.get(key)
-        if site is not None:
-            self.app.copy_to_clipboard(site.marker.text)
-            self._say("Copied the marker text")
+        if isinstance(site, MarkerSite):
+            self._copy(site.marker.text, "the marker text")
+        elif site is not None:
+            self._copy(site.text or spill_words(site.form, site, None), "the marker text")
+
+    def _copy(self, text: str, what: str) -> None:
+        """Copy `text`, and show it: the terminal may drop the copy without a word.
+
+        Copying is an OSC 52 escape to the terminal, which tmux (by default) and
+        others drop silently, so "Copied" alone could be untrue; the toast holds
+        the text itself (sanitised, its middle cut if long) to select by hand.
+        """
+        self.app.copy_to_clipboard(text)
+        self._say(copied(text), title=visible(f"Copied {what}"), timeout=COPY_TOAST_SECONDS)
 
     def action_help(self) -> None:
         """The help screen: every key and every badge."""

@@ -15,6 +15,7 @@ from textual.message import Message
 
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.filelines import FileLines
+from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.records import SiteKey
 from transcript_view.core.verification import FileCheck, OrphanFile
 from transcript_view.viewer.rows import Block
@@ -67,7 +68,7 @@ class BlocksBuilt(Message):
 class AnalysisReady(Message):
     """The one-pass analysis (operations, markers, replay) is done."""
 
-    analysis: Analysis
+    analysis: Analysis | SessionAnalysis
 
 
 @dataclass

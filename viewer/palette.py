@@ -27,6 +27,7 @@ from typing import Protocol
 
 from rich.style import Style
 
+from transcript_view.core.findings import Severity
 from transcript_view.core.verification import BAD_STATES, MarkerState
 
 # -- seen / unseen ----------------------------------------------------------------------------
@@ -48,6 +49,31 @@ EXPOSURE_LABELS: Mapping[str, str] = MappingProxyType(
 def exposure_glyph(seen: bool) -> str:
     """The bar for bytes the model saw (`seen`) or never saw."""
     return EXPOSURE_GLYPHS[SEEN_KEY if seen else UNSEEN_KEY]
+
+
+# -- finding marks -----------------------------------------------------------------------------
+
+#: The mark before a finding, by severity. Shapes differ, not just colours, so an
+#: error, a warning and a note still read apart on a monochrome terminal; a note
+#: (`chars-differ`) is information, never a problem, and wore a warning's ⚠.
+#: The help's legend and the finding rows both read this table.
+SEVERITY_MARKS: Mapping[Severity, str] = MappingProxyType(
+    {Severity.ERROR: "✗", Severity.WARNING: "⚠", Severity.NOTE: "ℹ"}
+)
+
+#: What each mark means, as the help's legend says it.
+SEVERITY_LABELS: Mapping[Severity, str] = MappingProxyType(
+    {
+        Severity.ERROR: "error: --check exits 1; p / P visit it",
+        Severity.WARNING: "warning: --check --strict exits 1; p / P visit it (orphans: o)",
+        Severity.NOTE: "note: worth knowing, never a problem (p skips it)",
+    }
+)
+
+
+def severity_mark(severity: Severity) -> str:
+    """The mark a finding of this severity wears."""
+    return SEVERITY_MARKS[severity]
 
 
 # -- the palette --------------------------------------------------------------------------------
@@ -119,6 +145,9 @@ class Palette:
             return self.badge_bad
         return {
             MarkerState.VERIFIED: self.badge_verified,
+            # No digest to prove it, but nothing wrong found: the good colour, another icon.
+            MarkerState.MATCHES: self.badge_verified,
+            MarkerState.PRESENT: self.badge_verified,
             MarkerState.NOT_STORED: self.badge_not_stored,
             MarkerState.COULD_NOT_BE_STORED: self.badge_could_not_be_stored,
         }.get(state, self.badge_checking)

@@ -38,6 +38,8 @@ KEEP_HEAD, KEEP_TAIL = 4, 2
 
 BADGE_ICONS = {
     MarkerState.VERIFIED: "✓",
+    MarkerState.MATCHES: "≈",
+    MarkerState.PRESENT: "•",
     MarkerState.NOT_STORED: "○",
     MarkerState.COULD_NOT_BE_STORED: "○",
     MarkerState.CHECKING: "…",
@@ -65,6 +67,41 @@ def wrap(text: str, width: int) -> list[str]:
             rows.extend(shown[i : i + width] for i in range(0, len(shown), width))
         else:
             rows.extend(chop_cells(shown, width))
+    return rows
+
+
+def wrap_words(text: str, first: int, rest: int | None = None) -> list[str]:
+    """One line of visible text in rows, broken at spaces: `first` cells, then `rest`.
+
+    For findings, whose message is one sentence: a row that ended "the file
+    digests t…" hid the rest with no way to read it, so every word is kept, on
+    as many rows as it takes (a hanging indent is the caller's, hence a first
+    width apart). A word wider than a row is cut where it must be.
+
+    Args:
+        text: Already made visible (`core.text.visible`): no LF, no controls.
+        first: Cells of the first row.
+        rest: Cells of the rows after it (`first` when None).
+    """
+    limit = max(first, 1)
+    later = max(rest if rest is not None else first, 1)
+    rows: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        joined = f"{current} {word}" if current else word
+        if cell_len(joined) <= limit:
+            current = joined
+            continue
+        if current:
+            rows.append(current)
+            limit = later
+        while cell_len(word) > limit:
+            parts = chop_cells(word, limit)
+            rows.append(parts[0])
+            limit = later
+            word = "".join(parts[1:])
+        current = word
+    rows.append(current)
     return rows
 
 
@@ -100,8 +137,9 @@ class Row:
 
     text: Text
     kind: str
-    """`head`, `body`, `more`, `marker`, `quoted`, `problem`, `finding`, `art-head`,
-    `art`, `art-end`."""
+    """`head`, `body`, `more`, `marker`, `quoted`, `problem`, `finding`, `finding-wrap`
+    (a finding's message wrapped past its first row: not a problem of its own for
+    `p` to stop at), `art-head`, `art`, `art-end`."""
     line: int
     """The transcript line this row shows (0 when none)."""
     site: SiteKey | None = None
@@ -226,8 +264,8 @@ class InlineArtifact:
         if i == 1:
             info = Text(indent + "│ ", style=p.strong)
             info.append(
-                f"{c.size:,} bytes"
-                + (f" · {c.chars:,} chars" if c.chars is not None else "")
+                plural(c.size, "byte")
+                + (f" · {plural(c.chars, 'char')}" if c.chars is not None else "")
                 + (f" · sha256 {c.digest}" if c.digest else " · sha256 being computed…"),
                 style=p.dim,
             )
@@ -269,7 +307,7 @@ class InlineArtifact:
                 lo, hi = shown.gap
                 gap = Text(indent + exposure_glyph(False) + " ", style=p.notice)
                 gap.append(
-                    f"… {hi - lo:,} bytes not indexed yet; the file's last rows follow",
+                    f"… {plural(hi - lo, 'byte')} not indexed yet; the file's last rows follow",
                     style=p.warning,
                 )
                 gap.truncate(width, overflow="ellipsis")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from rich.style import Style
 from textual import events, on, work
@@ -33,11 +33,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from transcript_view.core.formats.detect import Format
 from transcript_view.core.records import SiteKey
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer.blocks import EmptySource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
 from transcript_view.viewer.document import Document, layout_counts
+from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.messages import BlocksBuilt, LayoutChunk, SearchDone
 from transcript_view.viewer.pacing import give_way
@@ -55,6 +57,8 @@ LAYOUT_CHUNK = 400
 #: Seconds between layout messages after the first one.
 LAYOUT_POST_SECONDS = 0.25
 
+HitStep = Literal["moved", "wrapped", "none"]
+"""What stepping to the next search hit did: moved on, wrapped round the end, or found none."""
 
 
 @dataclass
@@ -159,10 +163,18 @@ class TranscriptView(ScrollView, can_focus=True):
 
     @dataclass
     class SearchFinished(Message):
-        """A search is done: `count` blocks contain `query` (the cursor is on the first)."""
+        """A search is done: `count` blocks contain `query` (the cursor is on the first
+        after it; `wrapped`: there was none after it, so on the first of all)."""
 
         query: str
         count: int
+        wrapped: bool = False
+
+    @dataclass
+    class LinkRequested(Message):
+        """Enter on a row that names another transcript (a Claude Code subagent's)."""
+
+        line: int
 
     @dataclass
     class LineRequested(Message):
@@ -177,6 +189,7 @@ class TranscriptView(ScrollView, can_focus=True):
         state: AnalysisState,
         artifacts: Mapping[SiteKey, InlineArtifact],
         *,
+        format: Format = Format.REFERENCE,
         id: str | None = None,
     ) -> None:
         """Show `transcript` (None: one that could not be opened, so no rows).
@@ -187,7 +200,7 @@ class TranscriptView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.transcript = transcript
         self.expansion = Expansion()
-        self.ctx = BlockContext(state, artifacts, self.expansion)
+        self.ctx = BlockContext(state, artifacts, self.expansion, format=format)
         self.file_doc = Document(
             FileSource(transcript, self.ctx) if transcript is not None else EmptySource()
         )
@@ -199,6 +212,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._prefetch_token = 0
         self._search_token = 0
         self._anchor: Anchor | None = None
+        self._landing: tuple[str, SiteKey] | None = None
+        """(view, marker) whose artifact was just asked for: when its rows arrive the
+        cursor lands on the first byte the model never saw (`_land`)."""
         self.stick_to_end = False
         """Follow mode at the bottom: new rows move the cursor to the end."""
         self.hits: list[int] = []
@@ -524,7 +540,14 @@ class TranscriptView(ScrollView, can_focus=True):
         return True
 
     def rebuild_line(self, line: int) -> None:
-        """Transcript `line` looks different (badge, open artifact): rebuild it in both views."""
+        """Transcript `line` looks different (badge, open artifact): rebuild it in both views.
+
+        An artifact asked for by enter whose rows have now arrived is landed on.
+        """
+        self._rebuild_line(line)
+        self._land()
+
+    def _rebuild_line(self, line: int) -> None:
         for doc in (self.file_doc, self.model_doc):
             if doc is None:
                 continue
@@ -556,12 +579,38 @@ class TranscriptView(ScrollView, can_focus=True):
             grows_at += art.HEADER_ROWS + art.known_rows
         before = doc.total_rows
         grow()
-        self.rebuild_line(art.site_key.line)
+        self._rebuild_line(art.site_key.line)
         delta = doc.total_rows - before
         if grows_at is not None and delta and self.cursor >= grows_at:
             top = self.scroll_y
             self.set_cursor(self.cursor + delta, scroll=False)
             self.scroll_to(y=top + delta, animate=False, immediate=True)
+        self._land()  # the boundary may be among the rows just indexed
+
+    def _land(self) -> None:
+        """Put the seen/unseen boundary of the artifact just opened at the top of the view.
+
+        The head the model saw is already on screen in the excerpt above the
+        marker, so what a person opens an artifact for is the rest: the cursor
+        goes to the row holding the first byte the model never saw
+        (`inline.boundary_row`), scrolled to the top, with the seen head right
+        above it (one `k` away). Waits while the index has not reached it.
+        """
+        landing = self._landing
+        if landing is None or landing[0] != self.doc.view:
+            return
+        art = self.ctx.artifact(landing[1], self.doc.view)
+        if art is None:
+            return
+        at = self._artifact_row(art)
+        row = boundary_row(art)
+        if at is None or row is None:
+            return
+        self._landing = None
+        target = at + row
+        self.stick_to_end = False
+        self.set_cursor(target, scroll=False)
+        self.scroll_to(y=self.cursor, animate=False, immediate=True)
 
     def _artifact_row(self, art: InlineArtifact) -> int | None:
         """The document row of an open artifact's first header row, if it is laid out."""
@@ -650,25 +699,37 @@ class TranscriptView(ScrollView, can_focus=True):
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
 
+    def _moved_by_hand(self) -> None:
+        """A key or click moved the cursor: stop sticking to the end, and do not land."""
+        self.stick_to_end = False
+        self._landing = None
+
     def action_cursor(self, delta: int) -> None:
         """Move the cursor by rows."""
-        self.stick_to_end = False
+        self._moved_by_hand()
         self.set_cursor(self.cursor + delta)
 
     def action_page(self, direction: int) -> None:
-        """Move the cursor and the view by a screen."""
-        self.stick_to_end = False
-        height = max(self.scrollable_content_region.height - 1, 1)
-        self.scroll_to(y=self.scroll_y + direction * height, animate=False, immediate=True)
-        self.set_cursor(self.cursor + direction * height)
+        """Move the cursor and the view by a screen (pgdn / space / ctrl+f, pgup / b / ctrl+b)."""
+        self._scroll_by(direction * max(self.scrollable_content_region.height - 1, 1))
+
+    def action_half_page(self, direction: int) -> None:
+        """Move the cursor and the view by half a screen (ctrl+d / ctrl+u, as in less and vim)."""
+        self._scroll_by(direction * max(self.scrollable_content_region.height // 2, 1))
+
+    def _scroll_by(self, rows: int) -> None:
+        self._moved_by_hand()
+        self.scroll_to(y=self.scroll_y + rows, animate=False, immediate=True)
+        self.set_cursor(self.cursor + rows)
 
     def action_top(self) -> None:
         """To the first row."""
-        self.stick_to_end = False
+        self._moved_by_hand()
         self.set_cursor(0)
 
     def action_bottom(self) -> None:
         """To the last row laid out."""
+        self._landing = None
         self.set_cursor(self.doc.total_rows - 1)
         self.scroll_end(animate=False, immediate=True)
 
@@ -701,7 +762,10 @@ class TranscriptView(ScrollView, can_focus=True):
         if row is None:
             return
         if row.site is not None and row.kind in ("marker", "art-head", "art", "art-end"):
-            self.post_message(self.ArtifactRequested(row.site))
+            self.toggle_artifact(row.site)
+            return
+        if row.kind == "link":
+            self.post_message(self.LinkRequested(row.line))
             return
         where = self.doc.locate(self.cursor)
         if where is not None and row.line > 0:
@@ -710,6 +774,36 @@ class TranscriptView(ScrollView, can_focus=True):
                 self.post_message(self.LineRequested(row.line))
                 return
         self.toggle_expanded()
+
+    def toggle_artifact(self, key: SiteKey) -> None:
+        """Show marker `key`'s artifact in this view, landing on what the model never saw,
+        or hide it again.
+
+        Each view shows only the artifacts opened in it (`Expansion`): one
+        opened in the file view stays collapsed in the model view. Opening asks
+        the screen (`ArtifactRequested`) unless the other view has it open
+        already; hiding it in the last view that shows it asks the screen to
+        close it.
+        """
+        view = self.doc.view
+        expansion = self.expansion
+        self._landing = None
+        if expansion.shows_artifact(view, key) and self.ctx.is_open(key):
+            expansion.hide_artifact(view, key)
+            if expansion.artifact_views(key):  # the other view still shows it: keep it open
+                self._rebuild_line(key.line)
+                self.cursor_to_site(key)
+            else:
+                self.post_message(self.ArtifactRequested(key))  # the screen closes it
+            return
+        self._landing = (view, key)
+        if self.ctx.is_open(key):
+            expansion.show_artifact(view, key)
+            self.rebuild_line(key.line)
+            return
+        expansion.forget_artifact(key)  # left from an open that was refused or failed
+        expansion.show_artifact(view, key)
+        self.post_message(self.ArtifactRequested(key))
 
     def toggle_expanded(self) -> None:
         """Expand a collapsed block under the cursor, or collapse it again."""
@@ -730,7 +824,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if row_index >= self.doc.total_rows:
             return
         self.focus()
-        self.stick_to_end = False
+        self._moved_by_hand()
         self.set_cursor(row_index, scroll=False)
         row = self.current_row
         if row is not None and row.kind in ("marker", "more", "art-head", "bigline"):
@@ -744,15 +838,20 @@ class TranscriptView(ScrollView, can_focus=True):
         forward: bool,
         match: Callable[[Row], bool],
         expand_if_hidden: bool = False,
+        *,
+        start: tuple[int, int] | None = None,
     ) -> bool:
         """Move to the next/previous row matching `match` in one of the sorted `blocks`.
 
         Only the target blocks are built, so stepping through a million-line
-        transcript costs a bisection and one block, not a scan.
+        transcript costs a bisection and one block, not a scan. `start` is the
+        (block, row) to look after (before, going back) instead of the cursor's.
         """
         doc = self.doc
-        here = doc.locate(self.cursor)
-        cur_block, cur_off = here if here is not None else (-1, -1)
+        if start is None:
+            here = doc.locate(self.cursor)
+            start = here if here is not None else (-1, -1)
+        cur_block, cur_off = start
         order = blocks if forward else list(reversed(blocks))
         for b in order:
             if b >= doc.blocks:
@@ -765,7 +864,7 @@ class TranscriptView(ScrollView, can_focus=True):
             if not rows:
                 continue
             target = doc.block_start(b) + (rows[0] if forward else rows[-1])
-            self.stick_to_end = False
+            self._moved_by_hand()
             self.set_cursor(target, scroll=False)
             self.scroll_cursor_visible(center=True)
             return True
@@ -797,6 +896,7 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def search(self, query: str) -> None:
         """Find every block of the current document that contains `query`, in a worker."""
+        self._landing = None
         self.search_query = query
         self.hits = []
         self._search_token += 1
@@ -828,17 +928,29 @@ class TranscriptView(ScrollView, can_focus=True):
         if msg.query != self.search_query or msg.view != self.doc.view:
             return  # a newer search, or another view, superseded it
         self.hits = msg.blocks
-        if self.hits:
-            self.step_hit(forward=True, include_current=True)
-        self.post_message(self.SearchFinished(msg.query, len(msg.blocks)))
+        step = self.step_hit(forward=True, include_current=True) if self.hits else "none"
+        self.post_message(self.SearchFinished(msg.query, len(msg.blocks), step == "wrapped"))
 
-    def step_hit(self, forward: bool, include_current: bool = False) -> bool:
-        """Move to the next/previous row containing the search query; False if none is left."""
+    def step_hit(self, forward: bool, include_current: bool = False) -> HitStep:
+        """Move to the next/previous row containing the search query, wrapping round.
+
+        Past the last hit `n` goes to the first (and `N` before the first to
+        the last), as vim does: "wrapped" says so, so the screen can tell the
+        person instead of leaving them at "no more hits". `include_current`:
+        a hit on the cursor's own row counts (a new search).
+        """
         needle = self.search_query.casefold()
-        if include_current:
-            self.set_cursor(self.cursor - 1, scroll=False)
 
         def has_hit(row: Row) -> bool:
             return needle in row.text.plain.casefold()
 
-        return self.jump(self.hits, forward, has_hit, expand_if_hidden=True)
+        start = None
+        if include_current:
+            here = self.doc.locate(self.cursor)
+            start = (here[0], here[1] - 1) if here is not None else None
+        if self.jump(self.hits, forward, has_hit, expand_if_hidden=True, start=start):
+            return "moved"
+        far_end = (-1, -1) if forward else (self.doc.blocks, 0)
+        if self.jump(self.hits, forward, has_hit, expand_if_hidden=True, start=far_end):
+            return "wrapped"
+        return "none"

@@ -10,21 +10,26 @@ exactly what it would have said, without a screen or an event loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual.message import Message
 
 from transcript_view.core.analyser import Analyser
-from transcript_view.core.analysis import analyse
+from transcript_view.core.analysis import Analysis
 from transcript_view.core.filelines import FileLines
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.formats.readers import analyse_as
+from transcript_view.core.ledger import VerificationLedger
 from transcript_view.core.records import SiteKey
+from transcript_view.core.report import analysis_dir, orphans_of
 from transcript_view.core.transcript import Transcript, TranscriptError
 from transcript_view.core.verification import (
     FileCheck,
     FileState,
     check_file,
-    list_orphans,
     resolve_inside,
 )
 from transcript_view.viewer.messages import (
@@ -79,13 +84,18 @@ def index_transcript(transcript: Transcript, post: Post, cancelled: Cancelled = 
         give_way()
 
 
-def run_analysis(transcript: Transcript, analyser: Analyser | None, post: Post) -> None:
+def run_analysis(
+    transcript: Transcript,
+    analyser: Analyser | None,
+    post: Post,
+    fmt: Format = Format.REFERENCE,
+) -> None:
     """The one streaming pass (operations, markers, replay, line problems).
 
     Following, `analyser` reads only the appended lines (after one full pass);
-    otherwise one `analyse` pass runs, whose working state is freed when it
-    ends. A bug in the pass is posted as `AnalysisFailed` rather than raised:
-    the file view must survive it.
+    otherwise one pass of the format's reader runs, whose working state is
+    freed when it ends. A bug in the pass is posted as `AnalysisFailed`
+    rather than raised: the file view must survive it.
     """
 
     def progress(done: int, total: int) -> None:
@@ -93,36 +103,60 @@ def run_analysis(transcript: Transcript, analyser: Analyser | None, post: Post) 
         give_way()
 
     try:
-        analysis = analyser.update(progress) if analyser is not None else analyse(
-            transcript, progress
-        )
+        if analyser is not None and fmt is Format.REFERENCE:
+            analysis: Analysis | SessionAnalysis = analyser.update(progress)
+        else:
+            analysis = analyse_as(transcript, fmt, progress)
     except Exception as exc:
         post(AnalysisFailed(f"{type(exc).__name__}: {exc}"))
         return
     post(AnalysisReady(analysis))
 
 
-def verify_files(
-    directory: Path,
-    names: Sequence[str],
-    named: set[str],
-    post: Post,
-    cancelled: Cancelled = _never,
-    uncounted: frozenset[str] = frozenset(),
-) -> None:
+@dataclass(frozen=True, slots=True)
+class VerifyJob:
+    """What the verification worker reads: the ledger's wants, decided on the UI thread."""
+
+    analysis: Analysis | SessionAnalysis
+    directory: Path | None
+    names: list[str]
+    uncounted: frozenset[str] = frozenset()
+    """Files only a settle names: the ledger needs to know they exist, not their count."""
+    utf16: frozenset[str] = frozenset()
+    """Files whose UTF-16 length a Claude Code size names."""
+
+    @classmethod
+    def of(cls, ledger: VerificationLedger) -> VerifyJob:
+        """The job a ledger wants done (as `--check` does it: `core.report`)."""
+        wanted = ledger.wanted()
+        return cls(
+            ledger.analysis,
+            analysis_dir(ledger.analysis),
+            wanted,
+            frozenset(n for n in wanted if not ledger.counts_chars(n)),
+            frozenset(n for n in wanted if ledger.counts_utf16(n)),
+        )
+
+
+def verify_files(job: VerifyJob, post: Post, cancelled: Cancelled = _never) -> None:
     """Hash each named artifact (streamed), then list the directory's orphans.
 
     One `ArtifactChecked` per file, so badges turn from "checking" to their
     state one file at a time; `OrphansFound` last, which ends verification.
-    Files in `uncounted` (only a settle names them: the ledger needs to know
-    they exist, not their grapheme count) skip the count, as `--check` does.
     """
+    names = job.names
     for i, name in enumerate(names):
         if cancelled():
             return
-        check = check_file(directory, name, count_chars=name not in uncounted)
+        assert job.directory is not None  # a ledger wants files only where they can be
+        check = check_file(
+            job.directory,
+            name,
+            count_chars=name not in job.uncounted,
+            count_utf16=name in job.utf16,
+        )
         post(ArtifactChecked(name, check, i + 1, len(names)))
-    post(OrphansFound(list_orphans(directory, named)))
+    post(OrphansFound(orphans_of(job.analysis)))
 
 
 def open_artifact(

@@ -22,11 +22,20 @@ import pytest
 from _hostile import CASES
 from _pilot import settle, sync
 from _runs import write_key_without_marker
-from _support import EXAMPLES, REFERENCE, REFERENCE_TRANSCRIPTS
+from _support import (
+    CLAUDE_EXAMPLE,
+    CLAUDE_SUBAGENT_EXAMPLE,
+    CODEX_EXAMPLE,
+    EXAMPLES,
+    REFERENCE,
+    REFERENCE_TRANSCRIPTS,
+)
 
 from transcript_view.core.check import run_check
 from transcript_view.core.findings import KINDS, Severity
+from transcript_view.core.ledger import ORPHAN_KINDS
 from transcript_view.core.records import SiteKey
+from transcript_view.core.text import plural
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.main_screen import TranscriptScreen
 
@@ -37,6 +46,9 @@ FILES: list[tuple[str, Any]] = [
     *[(f"reference-{s}", lambda d, s=s: REFERENCE / f"{s}.jsonl") for s in REFERENCE_TRANSCRIPTS],
     ("example-demo", lambda d: EXAMPLES / "demo.jsonl"),
     ("example-broken", lambda d: EXAMPLES / "broken.jsonl"),
+    ("example-claude", lambda d: CLAUDE_EXAMPLE),
+    ("example-claude-subagent", lambda d: CLAUDE_SUBAGENT_EXAMPLE),
+    ("example-codex", lambda d: CODEX_EXAMPLE),
     ("key-without-marker", write_key_without_marker),
     # Cases `--check` refuses (exit 2) have no JSON; the viewer refuses them too
     # (tests/robustness/test_viewer_hostile.py).
@@ -67,24 +79,44 @@ def test_the_viewer_shows_what_check_says(make: Any, tmp_path: Path) -> None:
     path = make(tmp_path)
     assert path.is_file(), "a directory opens the listing, compared in its own tests"
     expected = _check_json(path)
-    _compare(path, expected)
+    _compare(path, expected, _check_summary(path))
+
+
+def _check_summary(path: Path) -> str:
+    """The first line of plain `--check`: its counts, as a person reads them."""
+    out = io.StringIO()
+    run_check([path], as_json=False, strict=False, out=out)
+    return out.getvalue().splitlines()[0]
 
 
 @sync
-async def _compare(path: Path, expected: dict[str, Any]) -> None:
+async def _compare(path: Path, expected: dict[str, Any], summary: str) -> None:
     app = TranscriptApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
         header = screen.header
-        problems = [f for f in expected["findings"]
-                    if KINDS[f["kind"]] is not Severity.NOTE]  # fmt: skip
-        assert (header.markers, header.verified, header.problems) == (
+        # The header counts problems and orphans apart, by the ledger's one rule
+        # (`ORPHAN_KINDS`), and so does `--check`: findings about files no line
+        # names are orphans, every other error or warning is a problem.
+        serious = [f for f in expected["findings"] if KINDS[f["kind"]] is not Severity.NOTE]
+        problems = [f for f in serious if f["kind"] not in ORPHAN_KINDS]
+        orphans = [f for f in serious if f["kind"] in ORPHAN_KINDS]
+        # A format with no digest counts markers whose preview and size match instead.
+        checked = expected["verified"] if expected["format"] == "reference" else expected["matched"]
+        assert (header.markers, header.verified, header.problems, header.orphans) == (
             expected["markers"],
-            expected["verified"],
+            checked,
             len(problems),
-        ), "header counts (markers, verified, problems) differ from --check --json"
+            len(orphans),
+        ), "header counts (markers, verified, problems, orphans) differ from --check --json"
+        # `p` reaches every problem the header counts: each has a line to go to.
+        assert all(f["line"] is not None for f in problems), problems
+        # Plain `--check` says the same two numbers in words.
+        assert summary.endswith(
+            f"; {plural(len(problems), 'problem')}, {plural(len(orphans), 'orphan')}"
+        ), summary
         assert header.phase == "", "every background phase has finished"
         for badge in expected["badges"]:
             drawn = _drawn_badge(screen, SiteKey(badge["line"], badge["start"]))

@@ -39,6 +39,7 @@ from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.screens.help import HelpScreen, key_table
 from transcript_view.viewer.screens.listing import ListingScreen
 from transcript_view.viewer.screens.orphans import OrphansScreen, RowTable
+from transcript_view.viewer.screens.sessions import SessionsScreen
 from transcript_view.viewer.transcript_view import TranscriptView
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +57,7 @@ BOUND_BY: dict[Owner, type[object]] = {
     Owner.ORPHANS: OrphansScreen,
     Owner.ORPHAN_TABLE: RowTable,
     Owner.LISTING: ListingScreen,
+    Owner.SESSIONS: SessionsScreen,
     Owner.ARTIFACT: ArtifactScreen,
     Owner.FILE_VIEW: FileView,
     Owner.HELP: HelpScreen,

@@ -59,6 +59,12 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("transcript_view.cli", CORE + ".check"): (
         "start-up: usage errors and the viewer path never load the checker"
     ),
+    ("transcript_view.cli", CORE + ".formats.detect"): (
+        "start-up: only the viewer path sniffs the file (`--check` detects in the core)"
+    ),
+    ("transcript_view.cli", CORE + ".formats.sessions"): (
+        "start-up: only --claude / --codex need the agents' default folders"
+    ),
     ("transcript_view.cli", CORE + ".transcript"): (
         "start-up: `--help` and usage errors import nothing beyond argparse"
     ),

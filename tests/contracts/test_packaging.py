@@ -101,7 +101,7 @@ def test_the_installed_command_checks_a_reference_transcript(
         cwd=tmp_path, capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "basic.jsonl: 11 envelopes on 11 lines, 1 markers, 1 verified; 0 errors" in result.stdout
+    assert "basic.jsonl: 11 envelopes on 11 lines, 1 marker, 1 verified; 0 errors" in result.stdout
     module = subprocess.run(
         [str(installed / "python"), "-m", "transcript_view", "--check", "--json",
          str(REFERENCE / "aging.jsonl")],

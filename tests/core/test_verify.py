@@ -231,6 +231,10 @@ def test_every_kind_in_the_vocabulary_has_a_severity() -> None:
         "unsettled-operation",
         "not-stored",
         "chars-differ",
+        "path-mismatch",
+        "sidecar-not-json",
+        "output-capped",
+        "inline-duplicate",
     }
 
 
@@ -248,7 +252,9 @@ def test_check_exit_codes(tmp_path: Path) -> None:
     assert run_check([clean], as_json=False, strict=False, out=io.StringIO()) == 0
     assert run_check([clean], as_json=False, strict=True, out=io.StringIO()) == 1
     assert main(["--check", str(tmp_path / "nope.jsonl")]) == 2
-    assert main(["--check", str(tmp_path)]) == 2
+    assert main(["--check", str(tmp_path)]) == 1  # the tree: a/run.jsonl and b/run.jsonl
+    (tmp_path / "empty").mkdir()
+    assert main(["--check", str(tmp_path / "empty")]) == 2
     assert main(["--json", str(clean)]) == 2
 
 
@@ -262,11 +268,14 @@ def test_check_json_shape(tmp_path: Path) -> None:
     row = rows[0]
     assert set(row) == {
         "transcript",
+        "format",
         "artifact_dir",
         "lines",
         "envelopes",
         "markers",
         "verified",
+        "matched",
+        "present",
         "badges",
         "findings",
     }
@@ -292,7 +301,7 @@ def test_check_plain_output(tmp_path: Path) -> None:
     out = io.StringIO()
     run_check([path], as_json=False, strict=False, out=out)
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith(f"{path}: 5 envelopes on 5 lines, 1 markers, 0 verified; 1 errors")
+    assert lines[0].startswith(f"{path}: 5 envelopes on 5 lines, 1 marker, 0 verified; 1 error,")
     assert lines[1].startswith(f"  error   missing-artifact line 4, {files[0].name}: ")
 
 

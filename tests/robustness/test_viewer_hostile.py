@@ -288,8 +288,10 @@ def test_a_whole_viewer_session_writes_nothing(
     before = tree_state(root)
     calls: list[list[str]] = []
     monkeypatch.setattr(
-        "transcript_view.viewer.main_screen.subprocess.call", lambda argv: calls.append(argv) or 0
+        "transcript_view.viewer.pager.subprocess.call", lambda argv: calls.append(argv) or 0
     )
+    monkeypatch.setattr("transcript_view.viewer.pager.shutil.which", lambda name: name)
+    monkeypatch.setattr("transcript_view.viewer.pager.wait_for_enter", lambda: True)
 
     @contextlib.contextmanager
     def fake_suspend(self: TranscriptApp) -> Iterator[None]:

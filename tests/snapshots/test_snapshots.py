@@ -10,13 +10,15 @@ that changed before committing it.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 from _pilot import settle
-from _runs import BADGE_CASES
-from _screen_apps import SCREEN_SIZE, ScreenApp, orphans_app
-from _support import EXAMPLES, REFERENCE
+from _runs import BADGE_CASES, line
+from _screen_apps import SCREEN_SIZE, T0, ScreenApp, orphans_app
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE
 from textual.pilot import Pilot
 
 from transcript_view.viewer.app import TranscriptApp
@@ -199,4 +201,152 @@ class TestHelp:
 
     def test_help(self, snap_compare: Any) -> None:
         app = ScreenApp(lambda: HelpScreen())
+        assert snap_compare(app, terminal_size=SIZE, run_before=settled)
+
+
+class TestNewcomer:
+    """What a newcomer meets first: an 80-column terminal, enter on a marker, `m` after it."""
+
+    NARROW = (80, 24)
+
+    def test_footer_at_80_columns(self, snap_compare: Any) -> None:
+        """`? Help` and `q Quit` first in the footer: visible however narrow the terminal."""
+        app = TranscriptApp(EXAMPLES / "demo.jsonl")
+        assert snap_compare(app, terminal_size=self.NARROW, run_before=settled)
+
+    def test_enter_lands_on_what_the_model_never_saw(self, snap_compare: Any) -> None:
+        """The first unseen row at the top, the seen head one `k` above it."""
+        app = TranscriptApp(EXAMPLES / "demo.jsonl")
+        assert snap_compare(app, terminal_size=self.NARROW, run_before=_open_demo_artifact)
+
+    def test_model_view_keeps_an_opened_artifact_collapsed(self, snap_compare: Any) -> None:
+        """Opened in the file view, the artifact is not what the model is sent: not shown."""
+
+        async def open_then_model(pilot: Pilot[Any]) -> None:
+            await _open_demo_artifact(pilot)
+            await pilot.press("m")
+            await settle(pilot)
+            await pilot.press("n")
+
+        app = TranscriptApp(EXAMPLES / "demo.jsonl")
+        assert snap_compare(app, terminal_size=SIZE, run_before=open_then_model)
+
+
+class TestCountsAndWords:
+    """Counts and words that tell the truth: problems `p` reaches with orphans apart,
+    findings wrapped instead of cut, a note's own mark, each orphan its own reason, and
+    a compaction that says which lines it replaced."""
+
+    def test_broken_example_at_its_digest_mismatch(self, snap_compare: Any) -> None:
+        """`problems 2   orphans 1`; the second problem's finding wrapped, both digests whole."""
+
+        async def second_problem(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("p", "p")
+
+        app = TranscriptApp(EXAMPLES / "broken.jsonl")
+        assert snap_compare(app, terminal_size=SIZE, run_before=second_problem)
+
+    def test_a_note_wears_its_own_mark(self, snap_compare: Any) -> None:
+        """basic's `chars-differ` note under a verified marker: ℹ, not a warning's ⚠."""
+
+        async def at_marker(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("n")
+
+        app = TranscriptApp(REFERENCE / "basic.jsonl")
+        assert snap_compare(app, terminal_size=SIZE, run_before=at_marker)
+
+    @staticmethod
+    def _orphaned_run(directory: Path) -> Path:
+        """Two operations (settled, never settled) and three orphans, each for its reason."""
+
+        def dispatch(n: int, op_id: str, call: str) -> str:
+            payload = {"arguments": "{}", "call-id": call, "tool": "sh_run"}
+            return line(n, "tool-dispatched", payload, op_id)
+
+        done = "66613832-6465-4236-b962-383635383133"
+        lost = "37333934-6262-4965-b532-383131653338"
+        path = directory / "run.jsonl"
+        path.write_text(
+            line(1, "session-meta", {"scenario": "orphans"})
+            + dispatch(2, done, "call_1")
+            + line(3, "message", {"content": "ok", "role": "tool", "tool-call-id": "call_1"})
+            + line(4, "tool-settled", {"op-id": done, "outcome": "completed"})
+            + dispatch(5, lost, "call_2"),
+            encoding="utf-8",
+        )
+        art = directory / "run.artifacts"
+        art.mkdir()
+        names = [f"{done}.txt", f"{lost}.txt", "00000000-dead-4bad-8000-000000000000.txt"]
+        for i, name in enumerate(names):
+            (art / name).write_text(f"the full result of {name}\nits second line\n")
+            os.utime(art / name, (T0 + i * 3600, T0 + i * 3600))
+        return path
+
+    def test_each_orphan_has_its_own_reason(self, snap_compare: Any, tmp_path: Path) -> None:
+        """`o` from a transcript: the reason of the one under the cursor, above its lines."""
+
+        async def orphans(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("o")
+            await settle(pilot)
+            await pilot.press("down")  # the one whose operation never settled
+            await pilot.pause()
+
+        app = TranscriptApp(self._orphaned_run(tmp_path))
+        assert snap_compare(app, terminal_size=SIZE, run_before=orphans)
+
+    def test_a_compaction_says_which_lines_it_replaces(self, snap_compare: Any) -> None:
+        """It says "replaces lines 3–5", not "replaces through 38393639…"."""
+
+        async def to_end(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("G")
+            await pilot.pause()
+
+        app = TranscriptApp(REFERENCE / "compaction.jsonl")
+        assert snap_compare(app, terminal_size=SIZE, run_before=to_end)
+
+    def test_help_explains_the_finding_marks(self, snap_compare: Any) -> None:
+        """The end of `?`: the three marks a finding can wear, and what each means."""
+
+        async def to_end(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("end")
+            await pilot.pause()
+
+        app = ScreenApp(lambda: HelpScreen())
+        assert snap_compare(app, terminal_size=SIZE, run_before=to_end)
+
+
+class TestAgentFormats:
+    """A Claude Code session and a Codex rollout (the synthetic examples), and a sessions folder."""
+
+    def test_claude_session_opened(self, snap_compare: Any) -> None:
+        app = TranscriptApp(CLAUDE_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=settled)
+
+    def test_claude_session_at_its_first_problem(self, snap_compare: Any) -> None:
+        async def first_problem(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("p")
+
+        app = TranscriptApp(CLAUDE_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=first_problem)
+
+    def test_claude_sidecar_opened_at_what_the_model_never_saw(self, snap_compare: Any) -> None:
+        app = TranscriptApp(CLAUDE_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=_open_demo_artifact)
+
+    def test_codex_rollout_at_its_first_cut(self, snap_compare: Any) -> None:
+        async def first_marker(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("n")
+
+        app = TranscriptApp(CODEX_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=first_marker)
+
+    def test_claude_sessions_folder(self, snap_compare: Any) -> None:
+        app = TranscriptApp(EXAMPLES / "claude")
         assert snap_compare(app, terminal_size=SIZE, run_before=settled)

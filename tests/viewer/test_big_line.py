@@ -3,7 +3,8 @@
 The analysis worker is held at a gate for most of the test, so everything
 asserted before the gate opens happens *while the worker still runs*: the first
 screen paints, keys move the cursor, the label is there. Meanwhile every
-`parse_line_bytes` and `wrap` call is recorded with the thread it ran on: no
+`parse_line_bytes` and `wrap` call, and every line the analysis pass decodes
+itself (`core.analysis._decode`), is recorded with the thread it ran on: no
 big line may be parsed or wrapped on the UI (main) thread.
 """
 
@@ -18,6 +19,7 @@ import pytest
 from _hostile import META, USER, env, lines
 from _pilot import settle, settle_except, sync
 
+import transcript_view.core.analysis as core_analysis
 import transcript_view.core.transcript as core_transcript
 import transcript_view.viewer.blocks as viewer_blocks
 import transcript_view.viewer.workers as viewer_workers
@@ -46,17 +48,23 @@ def thread_log(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool, int]]:
     """(what, on the main thread, length) for every line parse and every wrap."""
     log: list[tuple[str, bool, int]] = []
     real_parse = core_transcript.parse_line_bytes
+    real_decode = core_analysis._decode
     real_wrap = viewer_blocks.wrap
 
     def parse(raw: bytes, *args: Any, **kwargs: Any) -> Any:
         log.append(("parse", threading.current_thread() is threading.main_thread(), len(raw)))
         return real_parse(raw, *args, **kwargs)
 
+    def decode(raw: bytes) -> Any:
+        log.append(("parse", threading.current_thread() is threading.main_thread(), len(raw)))
+        return real_decode(raw)
+
     def wrap(text: str, width: int) -> list[str]:
         log.append(("wrap", threading.current_thread() is threading.main_thread(), len(text)))
         return real_wrap(text, width)
 
     monkeypatch.setattr(core_transcript, "parse_line_bytes", parse)
+    monkeypatch.setattr(core_analysis, "_decode", decode)
     monkeypatch.setattr(viewer_blocks, "wrap", wrap)
     return log
 
@@ -65,13 +73,13 @@ def thread_log(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool, int]]:
 def gate(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Hold the analysis worker until the test sets the event."""
     opened = threading.Event()
-    real = viewer_workers.analyse
+    real = viewer_workers.analyse_as
 
     def held(*args: Any, **kwargs: Any) -> Any:
         assert opened.wait(120), "the test never opened the gate"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(viewer_workers, "analyse", held)
+    monkeypatch.setattr(viewer_workers, "analyse_as", held)
     return opened
 
 

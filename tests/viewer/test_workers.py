@@ -88,7 +88,7 @@ def test_a_failing_analysis_is_posted_not_raised(
     def broken(*_args: object) -> None:
         raise RuntimeError("a bug in the pass")
 
-    monkeypatch.setattr(workers, "analyse", broken)
+    monkeypatch.setattr(workers, "analyse_as", broken)
     posted: list[Message] = []
     with Transcript(run.path) as t:
         workers.run_analysis(t, None, posted.append)
@@ -105,7 +105,7 @@ def test_verify_hashes_each_wanted_file_then_lists_orphans(tmp_path: Path) -> No
         analysis = analyse(t)
     ledger = VerificationLedger(analysis)
     posted: list[Message] = []
-    workers.verify_files(run.artifact_dir, ledger.wanted(), analysis.named_files(), posted.append)
+    workers.verify_files(workers.VerifyJob.of(ledger), posted.append)
     checked, found = posted
     assert isinstance(checked, ArtifactChecked) and isinstance(found, OrphansFound)
     assert (checked.name, checked.check.state, checked.done, checked.total) == (
@@ -126,9 +126,7 @@ def test_verify_wants_a_file_only_an_artifact_key_names(tmp_path: Path) -> None:
         analysis = analyse(t)
     ledger = VerificationLedger(analysis)
     posted: list[Message] = []
-    workers.verify_files(
-        t.artifact_dir, ledger.wanted(), analysis.named_files(), posted.append
-    )
+    workers.verify_files(workers.VerifyJob.of(ledger), posted.append)
     for m in posted:
         if isinstance(m, ArtifactChecked):
             ledger.record(m.check)

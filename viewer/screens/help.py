@@ -1,7 +1,8 @@
-"""The help screen: the keys of the screen below it, what badges and artifact bars mean.
+"""The help screen: every key, what badges and artifact bars mean.
 
 The keys come from the key table (`viewer.keys`) that also generates the
-bindings, so the help never drifts from them (a caller may pass its own list,
+bindings: the transcript's keys, then those of the screens it opens (orphans,
+listing, a file, this help), so the help never drifts from them (a caller may pass its own list,
 as the snapshot tests do); the badge meanings are keyed by `core.verification.MarkerState`
 so a new state without an explanation is caught by the tests.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,10 +20,18 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from transcript_view.core.findings import Severity
 from transcript_view.core.verification import MarkerState
 from transcript_view.viewer import sanitize
-from transcript_view.viewer.keys import Owner, bindings, help_rows
-from transcript_view.viewer.palette import EXPOSURE_GLYPHS, EXPOSURE_LABELS, SEEN_KEY, UNSEEN_KEY
+from transcript_view.viewer.keys import Owner, bindings, help_rows, screen_rows
+from transcript_view.viewer.palette import (
+    EXPOSURE_GLYPHS,
+    EXPOSURE_LABELS,
+    SEEN_KEY,
+    SEVERITY_LABELS,
+    SEVERITY_MARKS,
+    UNSEEN_KEY,
+)
 
 #: What each marker badge means, in the order they are explained.
 BADGE_MEANINGS: dict[MarkerState, str] = {
@@ -29,7 +39,18 @@ BADGE_MEANINGS: dict[MarkerState, str] = {
         "the full result is in the artifact directory; its size and sha256 match the "
         "marker, and the head and tail the model saw are the file's start and end"
     ),
-    MarkerState.MISSING: "the marker names a file that is not in the artifact directory",
+    MarkerState.MATCHES: (
+        "a Claude Code sidecar whose start is the preview the model saw and whose size is "
+        "the one printed; this format records no digest, so the bytes cannot be proved"
+    ),
+    MarkerState.PRESENT: (
+        "a Claude Code sidecar that is there, named by a marker form that records "
+        "nothing else to check (no preview, size or digest)"
+    ),
+    MarkerState.MISSING: (
+        "the marker names a file that is not in the artifact directory (Claude Code: "
+        "the session's tool-results/)"
+    ),
     MarkerState.DIGEST_MISMATCH: (
         "the file has the right size but a different sha256: it changed after it was stored"
     ),
@@ -49,7 +70,8 @@ BADGE_MEANINGS: dict[MarkerState, str] = {
         "symlink leading out of the directory"
     ),
     MarkerState.NOT_STORED: (
-        "the run had nowhere to store the full result; only the excerpt exists"
+        "the run had nowhere to store the full result; only the excerpt exists (Codex, "
+        "older Claude Code: the output was cut and the rest is gone)"
     ),
     MarkerState.COULD_NOT_BE_STORED: (
         "the run tried to store the full result and failed; only the excerpt exists"
@@ -64,10 +86,13 @@ INTRO = (
 )
 
 
-def _two_columns(rows: list[tuple[Text, Text]]) -> Table:
-    """A borderless two-column table: wrapped text keeps its hanging indent."""
+def _two_columns(rows: list[tuple[Text, Text]], left_width: int | None = None) -> Table:
+    """A borderless two-column table: wrapped text keeps its hanging indent.
+
+    `left_width`: the left column's width (None: its longest entry's); it never wraps.
+    """
     table = Table.grid(padding=(0, 2))
-    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True, min_width=left_width)
     table.add_column(ratio=1)
     for left, right in rows:
         table.add_row(left, right)
@@ -79,6 +104,27 @@ def key_table(bindings: list[tuple[str, str]]) -> Table:
     return _two_columns(
         [(sanitize.text(key, style="bold"), sanitize.text(desc)) for key, desc in bindings]
     )
+
+
+def screen_key_table(rows: list[tuple[str, str, str]]) -> Group:
+    """The other screens' keys: each screen's name on a line, then its keys, indented.
+
+    `rows` are (screen, keys, what they do) as `keys.screen_rows` gives them; a
+    screen's name is written once, above its first key (the README's backticks
+    dropped: this is not Markdown). Every screen's key column is as wide as the
+    widest of them all, so the screens' tables line up.
+    """
+    parts: list[Text | Table] = []
+    by_screen: dict[str, list[tuple[Text, Text]]] = {}
+    for screen, key, desc in rows:
+        by_screen.setdefault(screen, []).append(
+            (sanitize.text("  " + key, style="bold"), sanitize.text(desc))
+        )
+    widest = max((k.cell_len for keys in by_screen.values() for k, _ in keys), default=0)
+    for screen, keys in by_screen.items():
+        parts.append(sanitize.text(screen.replace("`", ""), style="italic", end="\n"))
+        parts.append(_two_columns(keys, widest))
+    return Group(*parts)
 
 
 EXPOSURE_INTRO = (
@@ -103,6 +149,21 @@ def badge_table() -> Table:
     return _two_columns(rows)
 
 
+FINDINGS_INTRO = (
+    "What a check found is shown under its marker or on its line, after a mark for "
+    "how serious it is (the same words --check prints):"
+)
+
+
+def finding_table() -> Table:
+    """Each severity's mark and what it means (the marks the finding rows wear)."""
+    rows = [
+        (Text(SEVERITY_MARKS[severity], style="bold"), Text(SEVERITY_LABELS[severity]))
+        for severity in Severity
+    ]
+    return _two_columns(rows)
+
+
 def _heading(title: str, id: str | None = None) -> Static:
     """A section title of the help (plain text, never markup)."""
     return Static(Text(title), id=id, classes="help-heading", markup=False)
@@ -114,13 +175,15 @@ class HelpScreen(ModalScreen[None]):
     Args:
         bindings: (key, description) pairs, shown in the order given; by default
             every key of the transcript screen, from the key table.
+        screens: (screen, key, description) rows for the screens a transcript
+            opens; by default every one of the key table's (`keys.screen_rows`).
     """
 
     DEFAULT_CSS = """
     HelpScreen {
         align: center middle;
         #help-box {
-            width: 96;
+            width: 110;
             max-width: 100%;
             height: auto;
             max-height: 100%;
@@ -130,8 +193,12 @@ class HelpScreen(ModalScreen[None]):
             padding: 0 1;
         }
         .help-heading { text-style: bold; color: $accent; }
-        #help-badges-heading, #help-exposure-heading { margin-top: 1; }
-        #help-keys, #help-badges, #help-exposure { height: auto; }
+        #help-badges-heading, #help-exposure-heading, #help-screens-heading,
+        #help-findings-heading {
+            margin-top: 1;
+        }
+        #help-keys, #help-screen-keys, #help-badges, #help-exposure { height: auto; }
+        #help-findings { height: auto; }
         #help-badges { padding-left: 0; }
     }
     """
@@ -142,12 +209,14 @@ class HelpScreen(ModalScreen[None]):
         self,
         bindings: list[tuple[str, str]] | None = None,
         *,
+        screens: list[tuple[str, str, str]] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.key_rows = help_rows() if bindings is None else list(bindings)
+        self.screen_key_rows = screen_rows() if screens is None else list(screens)
 
     def compose(self) -> ComposeResult:
         """Keys first (what people open help for), then the badges."""
@@ -156,9 +225,17 @@ class HelpScreen(ModalScreen[None]):
             box.border_subtitle = "escape / ? / q to close"
             yield _heading("Keys")
             yield Static(key_table(self.key_rows), id="help-keys", markup=False)
+            if self.screen_key_rows:
+                yield _heading("On the screens it opens", "help-screens-heading")
+                yield Static(
+                    screen_key_table(self.screen_key_rows), id="help-screen-keys", markup=False
+                )
             yield _heading("Marker badges", "help-badges-heading")
             yield Static(Text(INTRO), id="help-intro", markup=False)
             yield Static(badge_table(), id="help-badges", markup=False)
+            yield _heading("Findings", "help-findings-heading")
+            yield Static(Text(FINDINGS_INTRO), id="help-findings-intro", markup=False)
+            yield Static(finding_table(), id="help-findings", markup=False)
             yield _heading("Opened artifacts", "help-exposure-heading")
             yield Static(Text(EXPOSURE_INTRO), id="help-exposure-intro", markup=False)
             yield Static(exposure_table(), id="help-exposure", markup=False)

@@ -9,6 +9,12 @@ most `VERIFY_AT_ONCE` verifications run together, to leave the UI a core.
 Artifact directories (`*.artifacts`) whose transcript is gone are listed too:
 their files are all orphans, and enter opens them in the orphans screen.
 
+Subfolders come first: enter on one pushes a listing of it over this one, whose
+first row, `../`, goes back (as escape does). A listing only ever goes down
+from the directory the person opened, never above it: the root listing has no
+`../`, and folders that are symlinks (which could lead anywhere) or hidden
+(`.git`, `.venv`) are not listed. Like everything else here, it only reads.
+
 Choosing a transcript posts `ListingScreen.Chosen(path)`; the app decides what
 to do with it (normally open the transcript's main screen). The listing does
 not open transcripts itself.
@@ -37,12 +43,15 @@ from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.artifacts import artifact_dir_for
+from transcript_view.core.formats import NotATranscript
+from transcript_view.core.ledger import explain_orphans
 from transcript_view.core.report import verify
 from transcript_view.core.text import human_size, plural
 from transcript_view.core.verification import list_orphans
 from transcript_view.viewer import sanitize
-from transcript_view.viewer.keys import Owner, bindings
+from transcript_view.viewer.keys import SCREEN_NAMES, Owner, bindings, screen_rows
 from transcript_view.viewer.palette import component_style
+from transcript_view.viewer.screens.help import HelpScreen
 from transcript_view.viewer.screens.orphans import OrphansScreen, RowTable
 
 #: Cells of the status column (a verification error is cut with an ellipsis).
@@ -73,15 +82,24 @@ class Entry:
     path: Path
     is_transcript: bool
     size: int = 0
-    """Bytes for a transcript; number of entries for an artifact directory."""
+    """Bytes for a transcript; number of entries for an artifact directory; number of
+    transcripts directly inside for a folder."""
+    is_folder: bool = False
+    """A subfolder (enter lists it), or `UP`, the way back to the listing below."""
+
+
+#: The name of the row that goes back up to the parent folder's listing.
+UP = ".."
 
 
 def scan_directory(directory: Path) -> list[Entry]:
-    """Transcripts (`*.jsonl`, sorted) then artifact directories without a transcript.
+    """Subfolders, transcripts (`*.jsonl`), then artifact directories without a transcript.
 
-    An artifact directory belongs to any entry whose `artifact_dir_for` names
-    it (`run.jsonl` and `run` both own `run.artifacts`), so only directories no
-    sibling claims are listed. `lstat` only; nothing is opened.
+    Each group is sorted by name. An artifact directory belongs to any entry whose
+    `artifact_dir_for` names it (`run.jsonl` and `run` both own `run.artifacts`),
+    so only directories no sibling claims are listed; every other directory is a
+    subfolder, unless it is hidden or a symlink (a listing never leads outside the
+    directory it was opened on). `lstat` only; nothing is opened.
     """
     try:
         with os.scandir(directory) as it:
@@ -93,6 +111,7 @@ def scan_directory(directory: Path) -> list[Entry]:
         for e in entries
         if not e.name.endswith(ARTIFACTS_SUFFIX)
     }
+    folders: list[Entry] = []
     transcripts: list[Entry] = []
     dirs: list[Entry] = []
     for e in entries:
@@ -102,13 +121,29 @@ def scan_directory(directory: Path) -> list[Entry]:
             continue
         if e.name.endswith(TRANSCRIPT_SUFFIX):
             transcripts.append(Entry(e.name, Path(e.path), True, st.st_size))
-        elif (
-            e.name.endswith(ARTIFACTS_SUFFIX)
-            and stat.S_ISDIR(st.st_mode)
-            and e.name not in claimed
-        ):
+        elif not stat.S_ISDIR(st.st_mode) or e.name in claimed:
+            continue
+        elif e.name.endswith(ARTIFACTS_SUFFIX):
             dirs.append(Entry(e.name, Path(e.path), False, _count_entries(Path(e.path))))
-    return transcripts + dirs
+        elif not e.name.startswith("."):
+            count = _count_transcripts(Path(e.path))
+            folders.append(Entry(e.name, Path(e.path), False, count, is_folder=True))
+    return folders + transcripts + dirs
+
+
+def _count_transcripts(path: Path, limit: int = 100_000) -> int:
+    """How many `*.jsonl` names a folder holds directly (names only: nothing is opened)."""
+    n = 0
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                if e.name.endswith(TRANSCRIPT_SUFFIX):
+                    n += 1
+                    if n >= limit:
+                        break
+    except OSError:
+        return 0
+    return n
 
 
 def _count_entries(path: Path, limit: int = 100_000) -> int:
@@ -129,9 +164,15 @@ class ListingScreen(Screen[None]):
 
     Args:
         directory: The directory to list (not recursive).
+        root: The directory the person opened, when `directory` is a folder
+            under it (the title names the path from there, and a `../` row
+            leads back); None for the root listing itself.
+        slots: The verification slots to share (a sub-listing shares its
+            root's, so nested listings still verify `VERIFY_AT_ONCE` at most).
 
     Enter on a transcript posts `ListingScreen.Chosen(path)`, which bubbles to
-    the app; enter on an orphaned artifact directory opens an `OrphansScreen`.
+    the app; enter on an orphaned artifact directory opens an `OrphansScreen`;
+    enter on a folder pushes its own listing, and on `../` goes back to it.
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -141,6 +182,7 @@ class ListingScreen(Screen[None]):
         "listing--ok",
         "listing--pending",
         "listing--gone",
+        "listing--folder",
     }
 
     DEFAULT_CSS = """
@@ -152,6 +194,7 @@ class ListingScreen(Screen[None]):
         & > .listing--ok { color: $text-success; }
         & > .listing--pending { color: $text-muted; text-style: italic; }
         & > .listing--gone { text-style: bold; }
+        & > .listing--folder { color: $text-muted; }
         #listing-title {
             height: 1;
             background: $panel;
@@ -185,19 +228,25 @@ class ListingScreen(Screen[None]):
         key: str
         counts: tuple[int, int, int, int, int] | None
         error: str = ""
+        not_transcript: bool = False
+        """The file is no transcript of any format: its row is dimmed, not an error."""
 
     def __init__(
         self,
         directory: Path,
         *,
+        root: Path | None = None,
+        slots: threading.BoundedSemaphore | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.directory = Path(directory)
+        self.root = Path(root) if root is not None else None
+        """The directory the person opened, above this one (None: this is it)."""
         self.entries: list[Entry] = []
-        self._slots = threading.BoundedSemaphore(VERIFY_AT_ONCE)
+        self._slots = slots or threading.BoundedSemaphore(VERIFY_AT_ONCE)
         self._pending = 0
         self.results: dict[str, ListingScreen.Verified] = {}
         """Each finished verification by file name (for callers and tests)."""
@@ -205,15 +254,28 @@ class ListingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Title, table (or an empty note), status line, footer."""
         title = Text("Transcripts in ", end="")
-        title.append_text(sanitize.text(self.directory.name + "/"))
+        title.append_text(sanitize.text(self.shown_path))
         yield Static(title, id="listing-title", markup=False)
         yield RowTable(id="listing-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(""), id="listing-status", markup=False)
         yield Footer()
 
+    @property
+    def shown_path(self) -> str:
+        """The title's folder: its name, or under the opened directory, the path from it."""
+        return self._shown(self.directory)
+
+    def _shown(self, directory: Path) -> str:
+        """`directory` as the person knows it: from the opened directory's name down."""
+        if self.root is None or directory == self.root:
+            return directory.name + "/"
+        return f"{self.root.name}/{directory.relative_to(self.root).as_posix()}/"
+
     def on_mount(self) -> None:
         """List the directory and start one verification worker per transcript."""
         self.entries = scan_directory(self.directory)
+        if self.root is not None:
+            self.entries.insert(0, Entry(UP, self.directory.parent, False, is_folder=True))
         table = self.query_one("#listing-table", DataTable)
         for key, label, right in _COLUMNS:
             # The status column has a fixed width: DataTable (8.2) sometimes keeps
@@ -242,6 +304,17 @@ class ListingScreen(Screen[None]):
 
     def _initial_cells(self, entry: Entry) -> list[Text]:
         name = sanitize.text(entry.name + ("" if entry.is_transcript else "/"), no_wrap=True)
+        if entry.is_folder:
+            size = "" if entry.name == UP else plural(entry.size, "transcript")
+            status = f"back to {self._shown(entry.path)}" if entry.name == UP else "folder"
+            return [
+                name,
+                Text(size, justify="right"),
+                *(Text("") for _ in range(4)),
+                sanitize.text(
+                    status, style=self._style("folder"), no_wrap=True, overflow="ellipsis"
+                ),
+            ]
         if entry.is_transcript:
             return [
                 name,
@@ -278,6 +351,8 @@ class ListingScreen(Screen[None]):
                 return
             try:
                 report = verify(path)
+            except NotATranscript:
+                message = self.Verified(key, None, "not a transcript", not_transcript=True)
             except Exception as exc:  # any failure belongs in the row, not a crash
                 # The row already names the file: drop the directory from the message.
                 why = (str(exc) or type(exc).__name__).replace(str(path), path.name)
@@ -307,7 +382,15 @@ class ListingScreen(Screen[None]):
     def _fill(self, message: ListingScreen.Verified) -> None:
         """Write one verification's counts (or its error) into its row."""
         table = self.query_one("#listing-table", DataTable)
-        if message.counts is None:
+        if message.not_transcript:
+            # Not a failure: a file of something else. Dimmed, so transcripts stand out.
+            dim = self._style("folder")
+            entry = next((e for e in self.entries if e.name == message.key), None)
+            if entry is not None:
+                table.update_cell(message.key, "name", sanitize.text(entry.name, style=dim,
+                                                                     no_wrap=True))
+            table.update_cell(message.key, "status", Text("not a transcript", style=dim))
+        elif message.counts is None:
             table.update_cell(
                 message.key,
                 "status",
@@ -351,9 +434,15 @@ class ListingScreen(Screen[None]):
             table.update_cell(message.key, "status", status)
 
     def _update_status(self) -> None:
-        transcripts = sum(1 for e in self.entries if e.is_transcript)
-        lost = len(self.entries) - transcripts
+        others = sum(1 for r in self.results.values() if r.not_transcript)
+        transcripts = sum(1 for e in self.entries if e.is_transcript) - others
+        folders = sum(1 for e in self.entries if e.is_folder and e.name != UP)
+        lost = sum(1 for e in self.entries if not e.is_transcript and not e.is_folder)
         parts = [plural(transcripts, "transcript")]
+        if others:
+            parts.append(f"{plural(others, 'other .jsonl file')} (not a transcript)")
+        if folders:
+            parts.append(plural(folders, "folder"))
         if lost:
             dirs = plural(lost, "artifact directory", "artifact directories")
             parts.append(f"{dirs} without one")
@@ -375,14 +464,27 @@ class ListingScreen(Screen[None]):
             self.choose(self.entries[table.cursor_row].name)
 
     def choose(self, name: str) -> None:
-        """Post `Chosen` for a transcript; open the orphans of a lost artifact directory."""
+        """Post `Chosen` for a transcript; list a folder; open a lost artifact dir's orphans."""
         entry = next((e for e in self.entries if e.name == name), None)
         if entry is None:
             return
-        if entry.is_transcript:
+        if entry.name == UP:
+            self.dismiss()
+        elif entry.is_folder:
+            root = self.root if self.root is not None else self.directory
+            self.app.push_screen(ListingScreen(entry.path, root=root, slots=self._slots))
+        elif entry.is_transcript:
             self.post_message(self.Chosen(entry.path))
         else:
-            self.app.push_screen(OrphansScreen(entry.path, list_orphans(entry.path, ())))
+            # Its transcript is gone: that is every file's reason.
+            orphans = explain_orphans(list_orphans(entry.path, ()), None)
+            self.app.push_screen(OrphansScreen(entry.path, orphans))
+
+    def action_help(self) -> None:
+        """This screen's keys (the transcript's are not what works here)."""
+        rows = [(keys, text) for screen, keys, text in screen_rows()
+                if screen == SCREEN_NAMES[Owner.LISTING]]
+        self.app.push_screen(HelpScreen(rows, screens=[]))
 
     def action_close(self) -> None:
         """Back to the screen below; quit when the listing is the app's first screen.

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -33,13 +33,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import get_current_worker
 
-from transcript_view.core.text import human_size, plural, visible
+from transcript_view.core.ledger import UNEXPLAINED
+from transcript_view.core.text import COPY_TOAST_SECONDS, copied, human_size, plural, visible
 from transcript_view.core.transcript import TranscriptError, open_readonly
 from transcript_view.core.verification import OrphanFile, resolve_inside
-from transcript_view.viewer import sanitize
+from transcript_view.viewer import pager, sanitize
 from transcript_view.viewer.fileview import ArtifactScreen
-from transcript_view.viewer.keys import Owner, bindings
+from transcript_view.viewer.keys import SCREEN_NAMES, Owner, bindings, screen_rows
 from transcript_view.viewer.palette import component_style
+from transcript_view.viewer.screens.help import HelpScreen
 
 #: How much of each orphan the preview reads, at most.
 PREVIEW_BYTES = 4096
@@ -104,6 +106,7 @@ class OrphansScreen(Screen[None]):
         "orphans--orphan",
         "orphans--special",
         "orphans--pending",
+        "orphans--why",
     }
 
     DEFAULT_CSS = """
@@ -113,6 +116,7 @@ class OrphansScreen(Screen[None]):
         & > .orphans--orphan { color: $text-muted; }
         & > .orphans--special { text-style: italic; }
         & > .orphans--pending { color: $text-muted; }
+        & > .orphans--why { color: $text-warning; }
         #orphans-title {
             height: 1;
             background: $panel;
@@ -175,9 +179,9 @@ class OrphansScreen(Screen[None]):
             yield Footer()
             return
         about = Text(
-            "No transcript line names these files: a run stopped between storing a result "
-            "and recording it, so one may hold the only copy. Read-only: nothing can be "
-            "deleted from here."
+            "No transcript line names these files; why, for the one under the cursor, is "
+            "above its first lines. One may hold the only copy of a result. Read-only: "
+            "nothing can be deleted from here."
         )
         if partial:
             about.append("\npartial", style=self._style("partial"))
@@ -260,16 +264,31 @@ class OrphansScreen(Screen[None]):
 
     def _show_preview(self, name: str) -> None:
         pane = self.query_one("#orphans-preview", Static)
-        orphan = next((o for o in self.orphans if o.name == name), None)
+        orphan = self._orphan(name)
         note = f" ({PARTIAL_NOTE})" if orphan is not None and orphan.partial_write else ""
         # A Text, not a str: a str border title is parsed as markup.
         pane.border_title = sanitize.text(f"First lines of {name}{note}")
+        # Why this file is here: each its own (`core.ledger.explain_orphans`).
+        why = orphan.reason if orphan is not None and orphan.reason else UNEXPLAINED
+        body = Text(no_wrap=True, overflow="ellipsis")
+        body.append_text(sanitize.text(f"why: {why}", style=self._style("why")))
+        body.append("\n")
         lines = self._previews.get(name)
         if lines is None:
-            pane.update(Text("reading…", style=self._style("pending")))
-            return
-        body = Text("\n".join(lines[:PREVIEW_LINES]), no_wrap=True, overflow="ellipsis")
+            body.append("reading…", style=self._style("pending"))
+        else:
+            body.append("\n".join(lines[:PREVIEW_LINES]))
         pane.update(body)
+
+    def _orphan(self, name: str) -> OrphanFile | None:
+        return next((o for o in self.orphans if o.name == name), None)
+
+    def _highlighted(self) -> OrphanFile | None:
+        """The orphan under the table's cursor (None when there are none)."""
+        if not self.orphans:
+            return None
+        row = self.query_one("#orphans-table", DataTable).cursor_row
+        return self.orphans[row] if 0 <= row < len(self.orphans) else None
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Follow the cursor with the preview pane."""
@@ -285,8 +304,8 @@ class OrphansScreen(Screen[None]):
             self.open_orphan(event.row_key.value)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide "open" when there is nothing to open."""
-        return bool(self.orphans) or action != "open"
+        """Hide "open", "copy" and "pager" when there is no orphan to act on."""
+        return bool(self.orphans) or action not in ("open", "copy", "pager")
 
     def action_open(self) -> None:
         """Open the highlighted orphan (when the table does not have focus)."""
@@ -305,6 +324,32 @@ class OrphansScreen(Screen[None]):
             self.notify(visible(f"{name}: {why}"), severity="error", markup=False)
             return
         self.app.push_screen(ArtifactScreen(path, f"{self.artifact_dir.name}/{name}"))
+
+    def action_copy(self) -> None:
+        """Copy the highlighted orphan's path, and show it (the terminal may drop the copy)."""
+        orphan = self._highlighted()
+        if orphan is None:
+            return
+        path = str(self.artifact_dir / orphan.name)
+        self.app.copy_to_clipboard(path)
+        self.notify(copied(path), title=visible(f"Copied the path of {orphan.name}"),
+                    markup=False, timeout=COPY_TOAST_SECONDS)  # fmt: skip
+
+    def action_pager(self) -> None:
+        """Open the highlighted orphan in `$PAGER`: the transcript's `e`, by the same code."""
+        orphan = self._highlighted()
+        if orphan is not None:
+            pager.page(self.app, self.artifact_dir / orphan.name, self._say)
+
+    def _say(self, message: str, **kwargs: Any) -> None:
+        """A toast for a hostile name: made visible, never parsed as markup."""
+        self.notify(visible(message), markup=False, **kwargs)
+
+    def action_help(self) -> None:
+        """This screen's keys (the transcript's are not what works here)."""
+        rows = [(keys, text) for screen, keys, text in screen_rows()
+                if screen == SCREEN_NAMES[Owner.ORPHANS]]  # fmt: skip
+        self.app.push_screen(HelpScreen(rows, screens=[]))
 
     def action_close(self) -> None:
         """Back to the screen below (or quit if this is the only one)."""

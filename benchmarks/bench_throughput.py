@@ -1,0 +1,151 @@
+"""Throughput: `--check` against the parse floor, the time to parse every line and nothing else.
+
+Run: ``.venv/bin/python benchmarks/bench_throughput.py``
+
+The parse floor is `orjson.loads` of every line of the same file (`for line in
+file`), in a process of its own like `--check`'s, so both pay an interpreter's
+start; msgspec's decoder stands in when orjson is not installed (the row says
+which). Every row divides by the floor of its own input, measured in the same
+run, and prints it. Medians of 3, warm page cache.
+
+* **reference format, 64 MiB / 256 MiB / 1 GiB** — `gen.transcript` files, ~400
+  bytes a line, 8 stored 64 KiB artifacts (none in the 1 GiB one, which is the
+  open benchmark's file). Target at 256 MiB and 1 GiB: <= 2x the floor.
+* **large artifacts** — the check benchmark's transcript (100 artifacts, 1,000
+  MiB) against the floor of its transcript plus `sha256sum` of its artifacts.
+  Target <= 1.25x.
+* **Claude Code, Codex, 64 MiB** — `gen.claude_session` / `gen.codex_rollout`;
+  the same target as the reference format.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from gen import DATA, MiB, claude_session, codex_rollout, transcript  # noqa: E402
+
+from transcript_view.core.artifacts import artifact_dir_for  # noqa: E402
+
+RUNS = 3
+
+_FLOOR = """
+import sys
+try:
+    from orjson import loads
+except ImportError:
+    import msgspec
+    loads = msgspec.json.Decoder().decode
+with open(sys.argv[1], "rb") as fh:
+    for line in fh:
+        loads(line)
+"""
+
+
+def floor_parser() -> str:
+    """Which parser the floor uses here."""
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        return "msgspec's decoder (orjson not installed)"
+    return "orjson.loads"
+
+
+def timed(cmd: list[str], runs: int = RUNS, env: dict[str, str] | None = None) -> float:
+    """Median wall time of `runs` runs of `cmd` (output discarded)."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, env=env)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def floor(path: Path, runs: int = RUNS) -> float:
+    """The parse floor of `path`: every line parsed, nothing else."""
+    return timed([sys.executable, "-c", _FLOOR, str(path)], runs)
+
+
+def check_command(path: Path) -> list[str]:
+    """`transcript-view --check PATH`, run by this interpreter (the project's venv)."""
+    return [sys.executable, "-m", "transcript_view", "--check", str(path)]
+
+
+def inputs() -> dict[str, Path]:
+    """The inputs, generated on first use (minutes, once)."""
+    return {
+        "64m": transcript(
+            DATA / "throughput-64m.jsonl",
+            64 * MiB,
+            artifacts=8,
+            artifact_size=64 << 10,
+            spread=True,
+        ),
+        "256m": transcript(
+            DATA / "throughput-256m.jsonl",
+            256 * MiB,
+            artifacts=8,
+            artifact_size=64 << 10,
+            spread=True,
+        ),
+        "1g": transcript(DATA / "open-1g.jsonl", 1024 * MiB),
+        "claude": claude_session(DATA / "throughput-claude-64m.jsonl", 64 * MiB),
+        "codex": codex_rollout(DATA / "throughput-codex-64m.jsonl", 64 * MiB),
+        "artifacts": transcript(
+            DATA / "check-1g.jsonl", 1 * MiB, artifacts=100, artifact_size=10 * MiB
+        ),
+    }
+
+
+def run(runs: int = RUNS) -> list[tuple[str, float, float, str]]:
+    paths = inputs()
+    parser = floor_parser()
+    rows = []
+    for key, label, target in (
+        ("64m", "reference format", "no target at this size"),
+        ("256m", "reference format", "target <= 2"),
+        ("1g", "reference format, no artifacts", "target <= 2"),
+        ("claude", "Claude Code session", "target <= 2"),
+        ("codex", "Codex rollout", "target <= 2"),
+    ):
+        path = paths[key]
+        size = path.stat().st_size / MiB
+        timed(check_command(path), 1)  # warm the page cache
+        base = floor(path, runs)
+        ours = timed(check_command(path), runs)
+        rows.append(
+            (
+                f"--check, {label}, {size:,.0f} MiB",
+                ours,
+                base,
+                f"parse floor ({parser} of every line), same file ({target})",
+            )
+        )
+    path = paths["artifacts"]
+    names = sorted(str(p) for p in artifact_dir_for(path).iterdir())
+    sha = ["sha256sum", *names]
+    timed(sha, 1)
+    base = floor(path, runs) + timed(sha, runs)
+    ours = timed(check_command(path), runs)
+    total = sum(os.path.getsize(n) for n in names) / MiB
+    rows.append(
+        (
+            f"--check, {len(names)} artifacts, {total:,.0f} MiB",
+            ours,
+            base,
+            "parse floor of the transcript + sha256sum of the artifacts (target <= 1.25)",
+        )
+    )
+    return rows
+
+
+if __name__ == "__main__":
+    for name, ours, ref, what in run():
+        print(f"{name}: {ours:.3f}s vs {what} {ref:.3f}s = {ours / ref:.2f}x")

@@ -1,0 +1,217 @@
+"""Which format a transcript file is in, decided from its first lines.
+
+The answer must come before anything is parsed in earnest: a Claude Code
+session read as a reference transcript is one `malformed-line` error per line,
+which is noise, not a finding. So the first lines are sniffed — each parsed
+as JSON and matched against each format's signature — and the first line that
+matches one decides. A line too long to read whole (Claude Code writes
+multi-megabyte lines) is matched by its keys in the bytes read so far.
+
+A file none of them matches is `NotATranscript`, one message naming what was
+expected, instead of a finding per line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from transcript_view.core.envelopes import ENVELOPE_VERSION, KNOWN_TYPES
+from transcript_view.core.transcript import TranscriptError, open_readonly
+
+#: How much of the start of a file is read to decide (lines beyond are not needed).
+SNIFF_BYTES = 1 << 20
+#: How many non-blank lines are tried before giving up.
+SNIFF_LINES = 64
+
+
+class Format(StrEnum):
+    """A transcript format, by the name `--format` takes and `--check --json` prints."""
+
+    REFERENCE = "reference"
+    CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
+
+    @property
+    def label(self) -> str:
+        """The format as a person names it."""
+        return _TITLES[self]
+
+
+_TITLES = {
+    Format.REFERENCE: "LLM::Agent transcript",
+    Format.CLAUDE_CODE: "Claude Code session",
+    Format.CODEX: "Codex rollout",
+}
+
+#: Line types Claude Code writes (CLAUDE_CODE.md, "Lines"); more appear with most releases.
+CLAUDE_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "progress",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "attachment",
+        "custom-title",
+        "ai-title",
+        "last-prompt",
+        "task-summary",
+        "tag",
+        "agent-name",
+        "agent-color",
+        "agent-setting",
+        "pr-link",
+        "attribution-snapshot",
+        "speculation-accept",
+        "mode",
+        "worktree-state",
+        "content-replacement",
+    }
+)
+#: Keys only Claude Code's lines carry (one is enough, with a string `type`).
+CLAUDE_KEYS = ("sessionId", "parentUuid", "uuid", "leafUuid", "isSidechain", "messageId")
+#: `RolloutItem` tags of a Codex rollout (CODEX.md, "Lines").
+CODEX_TYPES = frozenset(
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted", "item_completed"}
+)
+
+
+def _is_reference(obj: Mapping[str, Any]) -> bool:
+    return obj.get("v") == ENVELOPE_VERSION and obj.get("type") in KNOWN_TYPES
+
+
+def _is_claude(obj: Mapping[str, Any]) -> bool:
+    kind = obj.get("type")
+    if not isinstance(kind, str) or "v" in obj or "payload" in obj:
+        return False
+    return any(k in obj for k in CLAUDE_KEYS) and (kind in CLAUDE_TYPES or "sessionId" in obj)
+
+
+def _is_codex(obj: Mapping[str, Any]) -> bool:
+    return (
+        obj.get("type") in CODEX_TYPES
+        and isinstance(obj.get("payload"), Mapping)
+        and "timestamp" in obj
+    )
+
+
+#: Each format's test of one parsed line, tried in this order.
+SIGNATURES: tuple[tuple[Format, Callable[[Mapping[str, Any]], bool]], ...] = (
+    (Format.REFERENCE, _is_reference),
+    (Format.CODEX, _is_codex),
+    (Format.CLAUDE_CODE, _is_claude),
+)
+
+# For a first line longer than what is read: the keys it starts with.
+_PREFIX_SIGNATURES = (
+    (Format.REFERENCE, re.compile(rb'"v"\s*:\s*1\s*[,}]')),
+    (
+        Format.CODEX,
+        re.compile(rb'"type"\s*:\s*"(?:' + "|".join(sorted(CODEX_TYPES)).encode() + rb')"'),
+    ),
+    (Format.CLAUDE_CODE, re.compile(rb'"(?:sessionId|parentUuid|isSidechain)"\s*:')),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """The outcome of sniffing a file."""
+
+    format: Format | None
+    """None: nothing in the first lines is any known format."""
+    reason: str
+    """How it was decided (or, for None, what the file's first line is instead)."""
+
+
+class NotATranscript(TranscriptError):
+    """A readable file that is none of the formats: one clear message, exit 2."""
+
+
+def expected_message(path: Path, detection: Detection) -> str:
+    """The one line a user sees for a file that is not a transcript."""
+    return (
+        f"{path}: not a transcript ({detection.reason}; expected the JSON lines of an "
+        "LLM::Agent transcript, a Claude Code session or a Codex rollout)"
+    )
+
+
+def _describe(line: bytes) -> str:
+    try:
+        value = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return "its first line is not JSON"
+    if isinstance(value, dict):
+        keys = ", ".join(sorted(str(k) for k in value)[:4])
+        return f"its first line is a JSON object with keys {keys or 'none'}"
+    return f"its first line is a JSON {type(value).__name__}"
+
+
+def classify_line(obj: object) -> Format | None:
+    """The format one parsed line belongs to, if it is any format's line."""
+    if not isinstance(obj, Mapping):
+        return None
+    for fmt, test in SIGNATURES:
+        if test(obj):
+            return fmt
+    return None
+
+
+def sniff(head: bytes, *, complete: bool) -> Detection:
+    """Decide from the first bytes of a file (`complete`: they are the whole file)."""
+    lines = head.split(b"\n")
+    if not complete:
+        lines = lines[:-1] or lines  # the last piece may be cut; keep it if it is all there is
+    first: bytes | None = None
+    tried = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        if first is None:
+            first = raw
+        tried += 1
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            obj = None
+        fmt = classify_line(obj)
+        if fmt is not None:
+            return Detection(fmt, f"line {tried} is a {fmt.value} line")
+        if tried >= SNIFF_LINES:
+            break
+    if first is None:
+        # Empty, or blank lines only: nothing contradicts the reference format.
+        return Detection(Format.REFERENCE, "the file has no lines yet")
+    for fmt, pattern in _PREFIX_SIGNATURES:
+        if pattern.search(first[:65536]):
+            return Detection(fmt, f"its first line starts like a {fmt.value} line")
+    return Detection(None, _describe(first))
+
+
+def detect(path: str | os.PathLike[str]) -> Detection:
+    """Sniff the file at `path`; reads at most `SNIFF_BYTES`, writes nothing.
+
+    Raises:
+        TranscriptError: the path cannot be opened as a regular file.
+    """
+    p = Path(path)
+    try:
+        fd = open_readonly(p)
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{p}: no such file") from exc
+    except OSError as exc:
+        raise TranscriptError(f"{p}: {exc.strerror or exc}") from exc
+    try:
+        head = os.pread(fd, SNIFF_BYTES, 0)
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    return sniff(head, complete=len(head) >= size)

@@ -1,0 +1,151 @@
+"""The model every format's reader produces for the ledger: marker sites and a session pass.
+
+The reference format has its own, richer analysis (`core.analysis.Analysis`:
+operations, replay, digests); the other formats produce a `SessionAnalysis`
+with the same reading surface the ledger, `--check` and the viewer use —
+`excerpt_sites`, `named_files()`, `findings`, `lines`, `envelopes`,
+`artifact_dir` — so there is one ledger and one set of rules per badge.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from transcript_view.core.findings import Finding
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.records import SiteKey
+from transcript_view.core.transcript import LineProblem, Transcript
+
+
+class SpillForm(StrEnum):
+    """Which marker form a site has (each format's own texts)."""
+
+    # Claude Code
+    PERSISTED = "persisted-output"
+    """2.1.2+: `<persisted-output>` with size, path and a 2 KB head preview."""
+    SAVED = "tool-result-saved"
+    """About 2.0.60–2.1.1: `<persisted-output>Tool result saved to: PATH …`."""
+    MCP_SAVED = "mcp-output-saved"
+    """MCP result over the token limit: `Output has been saved to PATH`."""
+    CHARS_TRUNCATED = "characters-truncated"
+    """Before 2.1.2, Bash cut the middle: `... [N characters truncated] ...`; nothing kept."""
+    CLEARED = "content-cleared"
+    """`[Old tool result content cleared]`: microcompaction's stand-in."""
+    # Codex
+    LINES_OMITTED = "lines-omitted"
+    BYTES_TRUNCATED = "bytes-truncated"
+    CHARS_CUT = "chars-truncated"
+    TOKENS_CUT = "tokens-truncated"
+    ITEMS_OMITTED = "items-omitted"
+    TOTAL_LINES = "total-output-lines"
+    """Codex's `Total output lines: N` prefix: the output was cut somewhere below."""
+
+    @property
+    def stored(self) -> bool:
+        """Whether this form names a sidecar that holds the rest."""
+        return self in _STORED
+
+
+_STORED = frozenset({SpillForm.PERSISTED, SpillForm.SAVED, SpillForm.MCP_SAVED})
+
+
+@dataclass(frozen=True, slots=True)
+class SpillSite:
+    """One marker in what the model saw, with what its format lets us check.
+
+    `block` and `start`/`end` place the marker for highlighting: `block` is
+    the index of the content block that holds it (-1 when the content is one
+    string), `start`/`end` character offsets in that block's text.
+    """
+
+    line: int
+    offset: int
+    """Where the marker starts in its line's seen text: the line's tool result texts
+    joined by one LF, then any content-replacement texts for them (`result_texts`).
+    With `line`, the marker's identity; `--check --json` prints it as `start`."""
+    format: Format
+    form: SpillForm
+    block: int
+    start: int
+    end: int
+    part: int = -1
+    """Within a block whose content is a list of text parts, which part (-1: one string)."""
+    file: str | None = None
+    """The sidecar basename (split from the written path on `/` and `\\`)."""
+    path: str | None = None
+    """The path as written in the marker (another machine's; never opened)."""
+    safe_name: bool = True
+    size_text: str | None = None
+    preview: str | None = None
+    has_more: bool = False
+    cut: str | None = None
+    """What the marker says was cut, in words (`12,000 characters`, `40 of 300 lines`)."""
+    tool_use_id: str | None = None
+    tool: str | None = None
+    bash: bool = False
+    """Claude Code's Bash: sizes in bytes, preview from trimmed stdout."""
+    persisted_size: int | None = None
+    """Bash's `toolUseResult.persistedOutputSize` (the original size, in bytes)."""
+    persisted_name: str | None = None
+    """The basename of Bash's `toolUseResult.persistedOutputPath`."""
+    inline_chars: int | None = None
+    """Length of `toolUseResult.stdout` when the full output was also written inline."""
+    replaced_at: int | None = None
+    """The `content-replacement` line whose text this marker is in (what the model saw)."""
+    text: str = ""
+    """The marker's own text as the model saw it (cut at a few hundred characters)."""
+
+    @property
+    def key(self) -> SiteKey:
+        """This marker's identity: its line, and where it starts in the line's seen text."""
+        return SiteKey(self.line, self.offset)
+
+
+@dataclass(slots=True)
+class SessionAnalysis:
+    """What one pass over a non-reference transcript found."""
+
+    format: Format
+    transcript: Transcript
+    artifact_dir: Path | None
+    """Where this transcript's sidecars are (Claude Code: the session's `tool-results/`;
+    None for a format that keeps none)."""
+    lines: int = 0
+    envelopes: int = 0
+    """Lines that are JSON objects (the format's records)."""
+    type_counts: Counter[str] = field(default_factory=Counter)
+    problems: list[LineProblem] = field(default_factory=list)
+    sites: list[SpillSite] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    named: set[str] = field(default_factory=set)
+    """Every sidecar basename any file of the session names (orphans are the rest)."""
+    exempt: Callable[[str], bool] = field(default=lambda name: False)
+    """Files that are no orphan although nothing names them (hook output, mirrors)."""
+    tags: dict[int, list[str]] = field(default_factory=dict)
+    """What the whole file says about a line that the line alone cannot: the response
+    it continues, the branch it starts, the compaction it follows, its subagent."""
+    first_prompt: str | None = None
+    """The first thing the user typed (for a listing of sessions)."""
+    owns_orphans: bool = True
+    """Whether this transcript reports its sidecar folder's orphans: the folder is the
+    session's, so only the main transcript does (a subagent's when the main one is gone),
+    and a tree check lists each orphan once."""
+    links: dict[int, Path] = field(default_factory=dict)
+    """Lines that name another transcript of the session (a Task's subagent), found."""
+
+    def tag(self, line: int, words: str) -> None:
+        """Add a note about `line` (shown under its heading)."""
+        self.tags.setdefault(line, []).append(words)
+
+    @property
+    def excerpt_sites(self) -> list[SpillSite]:
+        """Every marker: no marker of these formats is quoted text about one."""
+        return self.sites
+
+    def named_files(self) -> set[str]:
+        """Sidecar basenames the session names, and those exempt from being orphans."""
+        return self.named

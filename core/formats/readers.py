@@ -1,0 +1,44 @@
+"""One entry point per format: the pass that reads a transcript of that format.
+
+The seam a new format plugs into: its reader module, its `Format` member and
+signature (`detect`), and one line here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from transcript_view.core.analysis import Analysis, analyse
+from transcript_view.core.artifacts import artifact_dir_for
+from transcript_view.core.formats.claude_code import analyse_claude, sidecar_dir
+from transcript_view.core.formats.codex import analyse_codex
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.transcript import Transcript
+
+Reader = Callable[[Transcript, Callable[[int, int], None] | None], Analysis | SessionAnalysis]
+
+READERS: dict[Format, Reader] = {
+    Format.REFERENCE: analyse,
+    Format.CLAUDE_CODE: analyse_claude,
+    Format.CODEX: analyse_codex,
+}
+
+
+def artifact_dir_of(path: Path, fmt: Format) -> Path | None:
+    """Where a transcript of `fmt` keeps the rest of its markers (None: nowhere)."""
+    if fmt is Format.CLAUDE_CODE:
+        return sidecar_dir(path)
+    if fmt is Format.CODEX:
+        return None
+    return artifact_dir_for(path)
+
+
+def analyse_as(
+    transcript: Transcript,
+    fmt: Format,
+    progress: Callable[[int, int], None] | None = None,
+) -> Analysis | SessionAnalysis:
+    """Read `transcript` as `fmt` (index it first)."""
+    return READERS[fmt](transcript, progress)

@@ -1,0 +1,198 @@
+"""The badge of a marker of a format that records no digest, given its sidecar's check.
+
+The reference marker's rule is `core.ledger.site_state`; this is the other
+formats' rule, applied by the same ledger. What can be checked is what the
+format records (CLAUDE_CODE.md, "What can be checked"): that the sidecar is
+there, that the preview the model saw is the start of the file, that the
+size Claude Code printed is the file's size. Never that the bytes are the
+ones the tool produced: no digest was written, so the best badge is
+"preview matches", never "verified".
+"""
+
+from __future__ import annotations
+
+import json
+
+from transcript_view.core.findings import Finding
+from transcript_view.core.formats.claude_markers import (
+    bash_preview_source,
+    format_file_size,
+    is_prefix_utf16,
+)
+from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.verification import FileCheck, FileState, MarkerState
+
+#: Claude Code truncates a Bash output file at this size and keeps the real size apart.
+BASH_FILE_CAP = 64 << 20
+
+
+def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, list[Finding]]:
+    """A spill marker's badge and the findings it carries."""
+    if not site.form.stored:
+        return MarkerState.NOT_STORED, []
+    name = site.file or ""
+    line = site.line
+    if not site.safe_name:
+        return MarkerState.UNSAFE_NAME, [
+            Finding(
+                "unsafe-name",
+                line,
+                None,
+                f"the marker's path {site.path!r:.120} does not end in a plain file name",
+            )
+        ]
+    if fc is None:
+        return MarkerState.CHECKING, []
+    if fc.state is FileState.MISSING:
+        where = (
+            "the session has no tool-results/ directory"
+            if fc.detail.startswith("the artifact directory")
+            else "no such file in the session's tool-results/"
+        )
+        return MarkerState.MISSING, [Finding("missing-artifact", line, name, where)]
+    if fc.state is FileState.UNREADABLE:
+        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    notes = _file_notes(site, fc)
+    if site.form is not SpillForm.PERSISTED:
+        return MarkerState.PRESENT, notes
+    text = fc.head.decode("utf-8", "replace")
+    whole = fc.size <= len(fc.head)
+    source = bash_preview_source(text, whole=whole) if site.bash else text
+    if site.preview is not None and not is_prefix_utf16(site.preview, source):
+        how = " after the leading blank lines Bash drops" if site.bash else ""
+        return MarkerState.EXCERPT_MISMATCH, [
+            Finding(
+                "excerpt-mismatch",
+                line,
+                name,
+                f"the preview the model saw is not the start of the file{how}",
+            ),
+            *notes,
+        ]
+    size = _size_finding(site, fc)
+    if size is not None:
+        return MarkerState.SIZE_MISMATCH, [size, *notes]
+    return MarkerState.MATCHES, notes
+
+
+def _size_finding(site: SpillSite, fc: FileCheck) -> Finding | None:
+    line, name = site.line, site.file
+    capped = (
+        site.bash
+        and site.persisted_size is not None
+        and site.persisted_size > BASH_FILE_CAP
+        and fc.size == BASH_FILE_CAP
+    )
+    if site.bash:
+        sizes = {fc.size} | ({site.persisted_size} if capped and site.persisted_size else set())
+        unit = "bytes"
+    else:
+        sizes = {fc.utf16} if fc.utf16 is not None else set()
+        unit = "UTF-16 units"
+    if site.size_text is not None and sizes:
+        said = {format_file_size(n) for n in sizes if n is not None}
+        if site.size_text not in said:
+            n = min(s for s in sizes if s is not None)
+            return Finding(
+                "size-mismatch",
+                line,
+                name,
+                f"the marker says {site.size_text}; the file is {format_file_size(n)} "
+                f"({n:,} {unit})",
+            )
+    if (
+        site.bash
+        and site.persisted_size is not None
+        and not capped
+        and site.persisted_size != fc.size
+    ):
+        return Finding(
+            "size-mismatch",
+            line,
+            name,
+            f"toolUseResult.persistedOutputSize says {site.persisted_size:,} bytes; "
+            f"the file has {fc.size:,}",
+        )
+    return None
+
+
+def _file_notes(site: SpillSite, fc: FileCheck) -> list[Finding]:
+    out = []
+    line, name = site.line, site.file
+    if (
+        site.bash
+        and site.persisted_size is not None
+        and site.persisted_size > BASH_FILE_CAP
+        and fc.size == BASH_FILE_CAP
+    ):
+        out.append(
+            Finding(
+                "output-capped",
+                line,
+                name,
+                f"Claude Code kept the first 64 MiB of {site.persisted_size:,} bytes "
+                "of output; the rest was never stored",
+            )
+        )
+    if name is not None and name.endswith(".json") and not _looks_like_json(fc):
+        out.append(
+            Finding(
+                "sidecar-not-json",
+                line,
+                name,
+                "a .json sidecar holds the result's text blocks as JSON; this one does "
+                "not parse as JSON",
+            )
+        )
+    return out
+
+
+def _looks_like_json(fc: FileCheck) -> bool:
+    if fc.size <= len(fc.head):
+        try:
+            json.loads(fc.head.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            return False
+        return True
+    return fc.head.lstrip()[:1] in (b"[", b"{")
+
+
+def site_notes(site: SpillSite) -> list[Finding]:
+    """What a marker and its line say on their own, before any file is read.
+
+    These are the analysis's findings (a line shows them while its sidecar is
+    still being checked, and whether or not the sidecar is there).
+    """
+    line, name = site.line, site.file
+    out = []
+    if not site.form.stored:
+        what = site.cut or "part of the output"
+        out.append(
+            Finding(
+                "not-stored",
+                line,
+                None,
+                f"{what} cut from what the model saw, and not stored anywhere",
+            )
+        )
+    if site.persisted_name is not None and name is not None and site.persisted_name != name:
+        out.append(
+            Finding(
+                "path-mismatch",
+                line,
+                name,
+                f"toolUseResult.persistedOutputPath names {site.persisted_name!r:.80}, "
+                "the marker another file",
+            )
+        )
+    if site.inline_chars is not None:
+        out.append(
+            Finding(
+                "inline-duplicate",
+                line,
+                name,
+                f"the full output ({site.inline_chars:,} chars) is also written inline "
+                "in toolUseResult.stdout; the model saw only the preview",
+            )
+        )
+    return out

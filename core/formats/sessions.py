@@ -1,0 +1,219 @@
+"""Finding an agent's sessions on disk: Claude Code's projects folder, Codex's sessions tree.
+
+`transcript-view ~/.claude/projects` (or one project folder, or `--claude`)
+should list sessions — newest first, with when, where and the first prompt —
+not folders named after encoded paths and uuids. This module recognises such a
+tree and lists its main session files with what their first lines say; the
+counts come from verifying each one (`core.report.verify`), which a listing
+does in the background. Only names are listed and only the first bytes of
+each session read; nothing is written, and symlinks are not followed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from transcript_view.core.formats.claude_code import claude_prompt
+from transcript_view.core.formats.detect import Format, detect
+from transcript_view.core.transcript import TranscriptError, open_readonly
+
+#: How much of a session is read for its first prompt and start time.
+HEAD_BYTES = 256 << 10
+#: A timestamp as both agents write it (anything else is not shown as a start time).
+_ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?$")
+#: A Codex rollout's file name: `rollout-<YYYY-MM-DDThh-mm-ss>-<uuid>.jsonl`.
+ROLLOUT_RE = re.compile(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-.+\.jsonl$")
+
+
+def default_root(fmt: Format, env: Mapping[str, str] | None = None) -> Path:
+    """Where an agent keeps its sessions: `$CLAUDE_CONFIG_DIR` or `~/.claude`, `projects/`;
+    `$CODEX_HOME` or `~/.codex`, `sessions/`."""
+    env = os.environ if env is None else env
+    if fmt is Format.CLAUDE_CODE:
+        base = env.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
+        return Path(base) / "projects"
+    if fmt is Format.CODEX:
+        base = env.get("CODEX_HOME") or str(Path.home() / ".codex")
+        return Path(base) / "sessions"
+    raise ValueError(f"{fmt.value} keeps no sessions folder")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFile:
+    """One session of a listing: where it is and what its first lines say."""
+
+    path: Path
+    format: Format
+    project: str
+    """The project folder's name (Claude Code: the encoded cwd) or the day (Codex)."""
+    size: int
+    mtime: float
+    started: str | None
+    """The first timestamp in the file, as written."""
+    first_prompt: str | None
+
+
+def _jsonl(directory: Path) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for e in entries:
+        if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False):
+            yield e
+
+
+def _dirs(directory: Path) -> list[Path]:
+    try:
+        with os.scandir(directory) as it:
+            return sorted(
+                Path(e.path)
+                for e in it
+                if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+            )
+    except OSError:
+        return []
+
+
+def _is_claude(path: Path) -> bool:
+    try:
+        return detect(path).format is Format.CLAUDE_CODE
+    except TranscriptError:
+        return False
+
+
+def tree_format(directory: Path) -> Format | None:
+    """Whether `directory` is an agent's sessions tree, and whose.
+
+    An agent's home (`~/.claude` with `projects/`, `~/.codex` with
+    `sessions/`), a Claude Code projects folder (folders of session files) or
+    one project folder (session files), a Codex sessions tree or one of its
+    year, month or day folders. Decided from names and one session's first
+    lines: a folder of reference transcripts is none of these.
+    """
+    if (directory / "projects").is_dir() and _claude_folder(directory / "projects"):
+        return Format.CLAUDE_CODE
+    if (directory / "sessions").is_dir() and next(_codex_files(directory / "sessions", 1), None):
+        return Format.CODEX
+    if next(_codex_files(directory, 1), None) is not None:
+        return Format.CODEX
+    return Format.CLAUDE_CODE if _claude_folder(directory) else None
+
+
+def _claude_folder(directory: Path) -> bool:
+    """Session files here, or in the first project folders below: Claude Code's?"""
+    own = next(_jsonl(directory), None)
+    if own is not None:
+        return _is_claude(Path(own.path))
+    for sub in _dirs(directory)[:20]:
+        first = next(_jsonl(sub), None)
+        if first is not None:
+            return _is_claude(Path(first.path))
+    return False
+
+
+def _codex_files(directory: Path, limit: int | None = None) -> Iterator[tuple[Path, str]]:
+    """Rollout files under a sessions tree (or a year, month or day folder), newest day first."""
+    found = 0
+    stack = [directory]
+    while stack:
+        here = stack.pop()
+        for e in sorted(_jsonl(here), key=lambda e: e.name, reverse=True):
+            if ROLLOUT_RE.match(e.name):
+                yield (
+                    Path(e.path),
+                    here.relative_to(directory).as_posix() if here != directory else "",
+                )
+                found += 1
+                if limit is not None and found >= limit:
+                    return
+        subs = [d for d in _dirs(here) if d.name.isdigit()]
+        stack.extend(sorted(subs))  # popped from the end: the newest first
+    return
+
+
+def _session_root(directory: Path, fmt: Format) -> Path:
+    if fmt is Format.CLAUDE_CODE and (directory / "projects").is_dir():
+        return directory / "projects"
+    if fmt is Format.CODEX and (directory / "sessions").is_dir():
+        return directory / "sessions"
+    return directory
+
+
+def list_sessions(directory: Path, fmt: Format) -> list[SessionFile]:
+    """The main session files of a tree, newest first (subagent files are reached from them)."""
+    root = _session_root(directory, fmt)
+    out: list[SessionFile] = []
+    if fmt is Format.CODEX:
+        for path, day in _codex_files(root):
+            out.append(_describe(path, fmt, day))
+    else:
+        own = list(_jsonl(root))
+        folders = [root] if own else _dirs(root)
+        for folder in folders:
+            for e in _jsonl(folder):
+                if e.name.startswith("agent-"):
+                    continue  # a subagent of the old (<= 2.0) layout: reached from its Task
+                out.append(_describe(Path(e.path), fmt, folder.name))
+    out.sort(key=lambda s: s.mtime, reverse=True)
+    return out
+
+
+def _describe(path: Path, fmt: Format, project: str) -> SessionFile:
+    try:
+        st = path.stat()
+        size, mtime = st.st_size, st.st_mtime
+    except OSError:
+        size, mtime = 0, 0.0
+    started, prompt = _head_facts(path, fmt)
+    return SessionFile(path, fmt, project, size, mtime, started, prompt)
+
+
+def _head_facts(path: Path, fmt: Format) -> tuple[str | None, str | None]:
+    """The first timestamp and the first prompt, from the first `HEAD_BYTES` of a session."""
+    try:
+        fd = open_readonly(path)
+    except (OSError, TranscriptError):
+        return None, None
+    try:
+        head = os.pread(fd, HEAD_BYTES, 0)
+    except OSError:
+        return None, None
+    finally:
+        os.close(fd)
+    started: str | None = None
+    for raw in head.split(b"\n")[:-1] or [head]:
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        stamp = obj.get("timestamp")
+        if started is None and isinstance(stamp, str) and _ISO.match(stamp):
+            started = stamp[:32]
+        prompt = _prompt(obj, fmt)
+        if prompt:
+            return started, prompt
+    return started, None
+
+
+def _prompt(obj: dict[str, Any], fmt: Format) -> str | None:
+    if fmt is Format.CODEX:
+        payload = obj.get("payload")
+        if (
+            obj.get("type") == "event_msg"
+            and isinstance(payload, dict)
+            and payload.get("type") == "user_message"
+            and isinstance(payload.get("message"), str)
+        ):
+            return str(payload["message"])[:200]
+        return None
+    return claude_prompt(obj)

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Write the bundled Claude Code session and Codex rollout examples.
+
+Both are synthetic, written here from the exact strings in the formats'
+specs (`tests/_sessions.py` holds the builders the tests use too): no real
+person's session is committed. The Claude Code example is a project folder
+as `~/.claude/projects/` holds it, with one session showing each marker form
+(2.1.2+ `<persisted-output>` for a generic tool, for Bash and with a `.json`
+sidecar; the older "Tool result saved to"; MCP's "Output has been saved to";
+`[N characters truncated]`; `[Old tool result content cleared]`; a
+`content-replacement`) and each check (a sidecar edited after the fact, one
+deleted, the full output also written inline), plus a subagent with its own
+spill, a compaction, a rewind and a response written as several lines; and an
+orphan, a hook file and a mirrored small result in `tool-results/`. The Codex
+example has each truncation notice (lines omitted, bytes, characters, tokens,
+text items, with and without `Total output lines:` and the token warning) and a
+clean output.
+
+Deterministic (fixed ids and timestamps); rerun only to change them:
+
+    .venv/bin/python examples/make_agent_examples.py
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from _sessions import (  # noqa: E402
+    ClaudeSession,
+    claude_preview,
+    codex_chars_truncated,
+    codex_line,
+    codex_lines_omitted,
+    mcp_marker,
+    numbered,
+    persisted_marker,
+    saved_marker,
+    write_codex_rollout,
+)
+
+from transcript_view.core.formats.claude_markers import (  # noqa: E402
+    format_file_size,
+    utf16_units,
+)
+
+
+def grep_output() -> str:
+    rows = [
+        f"src/module_{i // 7:02d}.py:{i * 13 % 997}: def handler_{i}(event):" for i in range(400)
+    ]
+    return "\n".join(rows) + "\n"
+
+
+def build_log() -> str:
+    rows = [f"   Compiling crate-{i:03d} v0.{i % 9}.{i % 4}" for i in range(900)]
+    rows.append("error[E0308]: mismatched types --> src/main.rs:42:17")
+    return "\n\n" + "\n".join(rows) + "\n"
+
+
+def claude(root: Path) -> Path:
+    project = root / "claude" / "projects" / "-Users-someone-proj"
+    s = ClaudeSession(project)
+    s.user("Find every event handler and build the project.")
+    s.assistant(
+        {"type": "thinking", "thinking": "Grep first, then cargo build.", "signature": "x"},
+        msg_id="msg_01A",
+    )
+    s.assistant({"type": "text", "text": "Searching for handlers."}, msg_id="msg_01A")
+    s.spill("toolu_01GREP", grep_output(), name="Grep")
+    s.bash_spill("toolu_02BASH", "bq8xk2m1p", build_log())
+    # A sidecar edited after the session: its preview no longer matches.
+    s.spill("toolu_03READ", numbered(300), name="Read")
+    (s.tool_results / "toolu_03READ.txt").write_text("rewritten later\n" + numbered(300))
+    # One deleted (cleaned up, or never copied with the transcript).
+    s.spill("toolu_04GLOB", numbered(250, 40), name="Glob", write_file=False)
+    # The full output also written inline in toolUseResult (as up to 2.1.37).
+    s.spill("toolu_05LOG", numbered(500), name="Bash", inline=True)
+    # A subagent, whose results go to the same tool-results/.
+    s.tool_use("toolu_06TASK", "Task", {"description": "scan tests", "prompt": "List tests"})
+    s.tool_result(
+        "toolu_06TASK",
+        [{"type": "text", "text": "Found 212 tests in 31 files."}],
+        {"agentId": "a1b2c3", "status": "completed", "totalDurationMs": 5120},
+    )
+    sub = s.subagent("a1b2c3")
+    sub.user("List tests")
+    sub.spill("toolu_S1GREP", numbered(260), name="Grep")
+    # Compaction: the boundary, then the summary the model continued from.
+    boundary = s.raw(
+        {
+            **s._base("system"),
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "compactMetadata": {"trigger": "auto", "preTokens": 155000},
+            "logicalParentUuid": s.lines[-1]["uuid"],
+        }
+    )
+    boundary["parentUuid"] = None
+    summary = s.user("This session is being continued from a previous conversation. Summary: ...")
+    summary["isCompactSummary"] = True
+    prompt = s.user("Now fix the mismatched types.")
+    s.assistant({"type": "text", "text": "Looking at src/main.rs."}, msg_id="msg_09")
+    # A rewind: the user went back to the prompt and asked again.
+    retry = s.user("Actually, explain the error first.")
+    retry["parentUuid"] = prompt["uuid"]
+    s.tool_use("toolu_07MINI", "Read", {"file_path": "src/main.rs"}, msg_id="msg_10")
+    s.tool_result("toolu_07MINI", 'fn main() { let x: u32 = "a"; }')
+    # A result that was an array of text blocks: its sidecar is the pretty-printed JSON.
+    blocks = [{"type": "text", "text": grep_output()}, {"type": "text", "text": "(2 files)"}]
+    s.spill(
+        "toolu_08JSON",
+        json.dumps(blocks, indent=2),
+        name="mcp__search__grep",
+        sidecar="toolu_08JSON.json",
+    )
+    # The older forms: saved (2.0.60-2.1.1) and MCP over the token limit; both name a file.
+    (s.tool_results / "toolu_09OLD.txt").write_text(numbered(150))
+    s.tool_use("toolu_09OLD", "Read", {"file_path": "big.log"})
+    s.tool_result("toolu_09OLD", saved_marker(s.foreign_path("toolu_09OLD.txt")))
+    (s.tool_results / "toolu_10MCP.json").write_text(json.dumps({"rows": list(range(4000))}))
+    s.tool_use("toolu_10MCP", "mcp__db__query", {"sql": "select *"})
+    s.tool_result("toolu_10MCP", mcp_marker(23891, s.foreign_path("toolu_10MCP.json")))
+    # Cut with nothing stored: before 2.1.2 Bash cut the middle; microcompaction clears.
+    s.tool_use("toolu_11CUT", "Bash", {"command": "make test"})
+    s.tool_result("toolu_11CUT", "running 212 tests\n... [48,112 characters truncated] ...\nok")
+    s.tool_use("toolu_12CLR", "Read", {"file_path": "notes.md"})
+    s.tool_result("toolu_12CLR", "[Old tool result content cleared]")
+    # The transcript holds a result whole, but a per-message budget replaced it in the
+    # request: the content-replacement line is what the model saw.
+    whole = numbered(120)
+    (s.tool_results / "toolu_13BIG.txt").write_text(whole)
+    s.tool_use("toolu_13BIG", "Read", {"file_path": "data.csv"})
+    s.tool_result("toolu_13BIG", whole)
+    preview, more = claude_preview(whole)
+    replacement = persisted_marker(
+        format_file_size(utf16_units(whole)), s.foreign_path("toolu_13BIG.txt"), preview, more
+    )
+    s.raw(
+        {
+            "type": "content-replacement",
+            "sessionId": s.lines[0]["sessionId"],
+            "replacements": [
+                {"kind": "tool-result", "toolUseId": "toolu_13BIG", "replacement": replacement}
+            ],
+        }
+    )
+    s.raw({"type": "file-history-snapshot", "messageId": "msg_10", "snapshot": {"files": 3}})
+    s.raw({"type": "custom-title", "customTitle": "handlers and build", "sessionId": "s"})
+    path = s.write()
+    sub.write()
+    results = s.tool_results
+    (results / "hook-9f3e.txt").write_text("pre-commit hook output\n")
+    (results / "toolu_07MINI.txt").write_text('fn main() { let x: u32 = "a"; }')
+    (results / "toolu_99LOST.txt").write_text(numbered(80))  # nothing names it: an orphan
+    return path
+
+
+def codex(root: Path) -> Path:
+    day = root / "codex" / "sessions" / "2026" / "01" / "01"
+    day.mkdir(parents=True)
+    path = day / "rollout-2026-01-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+    write_codex_rollout(
+        path,
+        [
+            codex_lines_omitted(1200),
+            "all 212 tests passed",
+            codex_chars_truncated(48211),
+            "Warning: truncated output (original token count: 40000)\nTotal output lines: 5000\n\n"
+            "head of a long listing\u20262350 tokens truncated\u2026tail of it",
+            "first 10 KiB of a log\n[... output truncated to fit 10240 bytes ...]\n\n",
+            "first item\n[omitted 3 text items ...]",
+        ],
+        json_string=True,
+    )
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(
+            json.dumps(
+                codex_line(
+                    "response_item",
+                    {
+                        "type": "reasoning",
+                        "summary": [{"type": "summary_text", "text": "The build failed."}],
+                    },
+                    58,
+                )
+            )
+            + "\n"
+        )
+        fh.write(
+            json.dumps(codex_line("event_msg", {"type": "token_count", "info": None}, 59)) + "\n"
+        )
+    return path
+
+
+def main() -> None:
+    for name in ("claude", "codex"):
+        shutil.rmtree(HERE / name, ignore_errors=True)
+    print(claude(HERE))
+    print(codex(HERE))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,344 @@
+"""The viewer on a Claude Code session, a Codex rollout and their sessions folders."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _pilot import settle, sync
+from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, ROOT
+
+from transcript_view.core.formats import Format
+from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.verification import MarkerState
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.screens.sessions import SessionsScreen
+from transcript_view.viewer.session_blocks import preview_bytes
+from transcript_view.viewer.transcript_view import TranscriptView
+
+
+def _text(screen: TranscriptScreen) -> str:
+    """Every row of the current view, every block built (not only what is on screen)."""
+    source = screen.view.doc.source
+    rows = []
+    for i in range(source.available()):
+        rows.extend(r.text.plain for r in source.build(i).text_rows())
+    return "\n".join(rows)
+
+
+@sync
+async def test_a_claude_code_session_reads_as_the_conversation_the_model_saw() -> None:
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.format is Format.CLAUDE_CODE
+        header = screen.header
+        assert (header.markers, header.verified, header.problems, header.orphans) == (11, 5, 2, 1)
+        rendered = header.render().plain
+        assert "records 37" in rendered and "preview ok 5" in rendered
+        assert "verified" not in rendered and "no digests in this format" in rendered
+        text = _text(screen)
+        for words in (
+            "≈ preview matches",
+            "✗ excerpt mismatch",
+            "✗ missing",
+            "Claude Code's own record, not sent to the model",
+            "continues the response that starts on line 2",
+            "branches from line",
+            "compaction (auto); the conversation through line",
+            "the compaction's summary: what the model continued from",
+            "subagent transcript: subagents/agent-a1b2c3.jsonl",
+            "thinking: Grep first",
+            "⚙ Grep",
+            "file-history-snapshot",
+            "custom-title",
+        ):
+            assert words in text, words
+        assert_layout_consistent(screen)
+        assert_counting_matches_building(screen)
+
+
+@sync
+async def test_enter_on_a_spill_marker_opens_the_sidecar_with_the_preview_marked_seen() -> None:
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        site = screen.analysis.excerpt_sites[0]
+        assert isinstance(site, SpillSite) and site.file == "toolu_01GREP.txt"
+        screen.post_message(TranscriptView.ArtifactRequested(site.key))
+        await settle(pilot)
+        art = screen.artifacts.get(site.key)
+        assert art is not None and art.state is MarkerState.MATCHES
+        assert site.preview is not None
+        assert art.head_bytes == len(site.preview.encode()) and art.tail_bytes == 0
+        # The sidecar was found by basename in the local tool-results/, not at the
+        # marker's absolute path of another machine.
+        assert site.path is not None and site.path.startswith("/Users/someone/")
+        assert art.lines.path.parent == CLAUDE_EXAMPLE.with_suffix("") / "tool-results"
+        assert_counting_matches_building(screen)
+
+
+def test_a_bash_preview_counts_the_blank_lines_bash_dropped_as_seen() -> None:
+    site = SpillSite(
+        1, 0, Format.CLAUDE_CODE, SpillForm.PERSISTED, -1, 0, 0, preview="row 1", bash=True
+    )
+    assert preview_bytes(site, b"\n\n  \nrow 1\nrow 2\n") == len(b"\n\n  \n") + 5
+
+
+@sync
+async def test_copy_on_a_spill_marker_copies_the_local_sidecar_path() -> None:
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        local = CLAUDE_EXAMPLE.with_suffix("") / "tool-results" / "toolu_01GREP.txt"
+        assert copied == [str(local)]
+
+
+@sync
+async def test_a_codex_rollout_shows_the_model_side_and_the_ui_record_apart() -> None:
+    app = TranscriptApp(CODEX_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.format is Format.CODEX
+        header = screen.header
+        assert (header.markers, header.problems) == (5, 0)
+        rendered = header.render().plain
+        assert "verified" not in rendered and "this format stores nothing to check" in rendered
+        text = _text(screen)
+        assert "○ not stored" in text and "947 of 1,200 lines cut" in text
+        assert "ui record  user_message (what the UI showed, not the model)" in text
+        assert "⚙ shell" in text and "reasoning" in text
+        assert_counting_matches_building(screen)
+        # Nothing was stored: enter says so instead of opening anything.
+        site = screen.analysis.excerpt_sites[0] if screen.analysis is not None else None
+        assert site is not None
+        screen.post_message(TranscriptView.ArtifactRequested(site.key))
+        await settle(pilot)
+        assert screen.artifacts.get(site.key) is None
+
+
+@sync
+async def test_the_model_view_of_another_format_says_where_to_look() -> None:
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        assert "the file view shows it" in _text(screen)
+
+
+@pytest.mark.parametrize(
+    ("folder", "fmt", "prompt"),
+    [
+        (EXAMPLES / "claude", Format.CLAUDE_CODE, "Find every event handler"),
+        (EXAMPLES / "claude" / "projects", Format.CLAUDE_CODE, "Find every event handler"),
+        (EXAMPLES / "codex" / "sessions", Format.CODEX, "build it"),
+    ],
+)
+@sync
+async def test_a_sessions_folder_lists_sessions_and_opens_the_one_chosen(
+    folder: Path, fmt: Format, prompt: str
+) -> None:
+    app = TranscriptApp(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen) and screen.format is fmt
+        (session,) = screen.sessions
+        assert session.first_prompt is not None and session.first_prompt.startswith(prompt)
+        result = screen.results[str(session.path)]
+        assert result.counts is not None
+        await pilot.press("enter")
+        await settle(pilot)
+        opened = app.screen
+        assert isinstance(opened, TranscriptScreen) and opened.path == session.path
+        assert opened.format is fmt
+
+
+def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "transcript_view", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def test_claude_checks_the_default_sessions_folder(tmp_path: Path) -> None:
+    home = tmp_path / "claude-home"
+    (home / "projects").mkdir(parents=True)
+    import shutil
+
+    shutil.copytree(EXAMPLES / "claude" / "projects", home / "projects", dirs_exist_ok=True)
+    out = _cli(["--check", "--claude"], {"CLAUDE_CONFIG_DIR": str(home)})
+    assert out.returncode == 1, out.stderr  # the example has problems on purpose
+    assert out.stdout.count("(Claude Code session)") == 2  # the session and its subagent
+    missing = _cli(["--claude"], {"CLAUDE_CONFIG_DIR": str(tmp_path / "nowhere")})
+    assert missing.returncode == 2 and "no such directory" in missing.stderr
+    both = _cli(["--claude", "x.jsonl"], {})
+    assert both.returncode == 2 and "takes no PATH" in both.stderr
+
+
+def test_the_viewer_refuses_a_file_that_is_no_transcript_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "other.jsonl"
+    path.write_text('{"name": "x"}\n')
+    out = _cli([str(path)], {})
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "not a transcript" in out.stderr and "Codex rollout" in out.stderr
+
+
+@sync
+async def test_a_listing_dims_a_file_that_is_no_transcript(tmp_path: Path) -> None:
+    from _runs import write_run
+
+    from transcript_view.viewer.screens.listing import ListingScreen
+
+    write_run(tmp_path)
+    (tmp_path / "vectors.jsonl").write_text('{"input": 1}\n')
+    app = TranscriptApp(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ListingScreen)
+        result = screen.results["vectors.jsonl"]
+        assert result.not_transcript and result.error == "not a transcript"
+        status = str(screen.query_one("#listing-status").render())
+        assert "1 transcript · 1 other .jsonl file (not a transcript)" in status
+
+
+@sync
+async def test_enter_on_a_task_result_opens_its_subagent_and_escape_comes_back() -> None:
+    from _support import CLAUDE_SUBAGENT_EXAMPLE
+
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        doc = screen.view.doc
+        link = next(
+            i for i in range(doc.total_rows) if (r := doc.row(i)) is not None and r.kind == "link"
+        )
+        screen.view.set_cursor(link)
+        await pilot.press("enter")
+        await settle(pilot)
+        sub = app.screen
+        assert isinstance(sub, TranscriptScreen) and sub.path == CLAUDE_SUBAGENT_EXAMPLE
+        assert sub.format is Format.CLAUDE_CODE and sub.header.verified == 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+
+
+def _odd_session(root: Path) -> Path:
+    """Markers where only one side might look: the analysis and the viewer must agree."""
+    from _sessions import ClaudeSession, claude_preview, numbered, persisted_marker
+
+    s = ClaudeSession(root)
+    s.user("go")
+    full = numbered(120)
+    preview, more = claude_preview(full)
+    s.tool_results.mkdir(parents=True)
+    (s.tool_results / "toolu_R.txt").write_text(full)
+    marker = persisted_marker("7KB", "/x/tool-results/toolu_R.txt", preview, more)
+    # A result holding a marker, then replaced at request time by another marker.
+    s.tool_use("toolu_R", "Read", {})
+    s.tool_result("toolu_R", "whole output " + marker)
+    s.raw(
+        {
+            "type": "content-replacement",
+            "sessionId": "s",
+            "replacements": [
+                {"kind": "tool-result", "toolUseId": "toolu_R", "replacement": marker},
+                # and one for a result that is not in this file (a subagent's, say)
+                {"kind": "tool-result", "toolUseId": "toolu_ELSEWHERE", "replacement": marker},
+            ],
+        }
+    )
+    # A marker-shaped text in an assistant line's "tool_result" (not looked at).
+    s.assistant({"type": "tool_result", "tool_use_id": "toolu_A", "content": marker})
+    # A text part whose text is not a string.
+    s.tool_use("toolu_N", "Read", {})
+    line = s.tool_result(
+        "toolu_N", [{"type": "text", "text": 12}, {"type": "text", "text": marker}]
+    )
+    assert line
+    return s.write()
+
+
+@sync
+async def test_every_marker_row_is_a_marker_the_analysis_knows(tmp_path: Path) -> None:
+    app = TranscriptApp(_odd_session(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.state.ledger is not None
+        index = screen.state.index
+        source = screen.view.doc.source
+        drawn = []
+        for i in range(source.available()):
+            for row in source.build(i, expand=True).text_rows():
+                if row.kind == "marker" and not row.cont:
+                    drawn.append(row.site)
+        assert sorted(drawn) == sorted(index.site_by_key), "each site drawn once, nothing else"
+        ledger = screen.state.ledger
+        assert ledger.complete
+        assert MarkerState.CHECKING not in ledger.states()
+
+
+@sync
+async def test_at_80_columns_a_long_name_gives_way_to_the_counts() -> None:
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        first = screen.header.render().plain.split("\n")[0]
+        assert first.startswith("5f0c2a") and "…" in first
+        shown = first[:78]  # what fits; the rest ("24 lines") is cut with an ellipsis
+        assert "problems 2" in shown and "orphans 1" in shown
+
+
+@sync
+async def test_copy_on_a_codex_cut_copies_the_notice_the_model_saw() -> None:
+    app = TranscriptApp(CODEX_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await pilot.press("n", "c")
+        await settle(pilot)
+        assert copied == ["[... omitted 947 of 1200 lines ...]"]
+
+
+@sync
+async def test_question_mark_on_the_sessions_screen_lists_its_keys() -> None:
+    from transcript_view.viewer.screens import HelpScreen
+
+    app = TranscriptApp(EXAMPLES / "claude")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)

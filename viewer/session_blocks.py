@@ -1,0 +1,541 @@
+"""Rows of one line of a Claude Code session or a Codex rollout (the file view).
+
+The reference's envelopes have their builder in `viewer.blocks`; these are
+the other formats', built on the same `RowBuilder`, so wrapping, collapsing,
+findings and inline artifacts behave the same. What the model saw is shown
+as the conversation (message text, tool calls with their input, tool
+results split around their spill markers); what it did not see is labelled
+as such: Claude Code's `toolUseResult` is "Claude Code's own record", a
+Codex `event_msg` is "the UI's record". Unknown line and block types are
+shown as written, never an error.
+
+Before the analysis lands, markers are found here with the core's own finder
+(`find_spills`, `find_notices`), numbered as the analysis numbers them, and
+wear "checking"; afterwards every badge is the ledger's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from rich.text import Text
+
+from transcript_view.core.formats.claude_code import result_texts
+from transcript_view.core.formats.claude_markers import find_spills
+from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.records import SiteKey
+from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
+from transcript_view.core.transcript import LineProblem
+from transcript_view.viewer.rows import badge_text
+
+if TYPE_CHECKING:
+    from transcript_view.viewer.blocks import RowBuilder
+
+#: At most this much of an unknown value is shown (it is collapsed to one row anyway).
+PREVIEW_CHARS = 4000
+
+
+def _clip(value: object) -> str:
+    text = value if isinstance(value, str) else compact_json(value)
+    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"
+
+
+def _site(b: RowBuilder, key: SiteKey) -> SpillSite | None:
+    """The analysis's marker at `key`, or None before a session analysis lands."""
+    if not isinstance(b.ctx.analysis, SessionAnalysis):
+        return None
+    site = b.ctx.index.site_by_key.get(key)
+    return site if isinstance(site, SpillSite) else None
+
+
+def spill_rows(b: RowBuilder, key: SiteKey, words: str, site: SpillSite | None) -> None:
+    """A marker's rows: its badge and what it says, its findings, its open artifact.
+
+    The same kinds as a reference marker (`marker`, continuation rows `cont`),
+    so `n`/`N`, enter, `e` and `c` find it the same way.
+    """
+    p = b.palette
+    state = b.ctx.site_state(key) if site is not None else None
+    label = badge_text(state, p) if state is not None else Text(" … checking ", style=p.dim)
+    label.append(" ")
+    b.labelled_marker(key, label, words)
+    for f in b.ctx.findings_of(key):
+        b.finding_row(f, 4, key)
+    art = b.ctx.artifact(key, b.view)
+    if art is not None:
+        b.inserts.append((len(b.rows) - 1, art))
+
+
+def spill_words(form: SpillForm, site: SpillSite | None, found: Any) -> str:
+    """What a marker says, in words (from the analysis's site, or the text found here)."""
+    if form is SpillForm.PERSISTED:
+        size = getattr(found, "size_text", None) or (site.size_text if site else "?")
+        name = (site.file if site else None) or getattr(found, "file", None) or "?"
+        return f"output too large ({size}): the rest is in tool-results/{name} (enter opens it)"
+    if form is SpillForm.SAVED:
+        name = (site.file if site else None) or getattr(found, "file", None) or "?"
+        return f"tool result saved to tool-results/{name} (enter opens it)"
+    if form is SpillForm.MCP_SAVED:
+        name = (site.file if site else None) or getattr(found, "file", None) or "?"
+        return f"MCP result over the token limit, saved to tool-results/{name} (enter opens it)"
+    cut = (site.cut if site else None) or getattr(found, "cut", None)
+    what = f"{cut:,} characters" if isinstance(cut, int) else (cut or "part of the output")
+    if form is SpillForm.CLEARED:
+        return "old tool result content cleared (microcompaction; nothing stored)"
+    return f"{what} cut from what the model saw; nothing stored"
+
+
+class _Mark(NamedTuple):
+    """A marker found in a text by the format's own finder, ready to be drawn."""
+
+    start: int
+    end: int
+    words: str
+    preview: str | None = None
+
+
+def _text_around(b: RowBuilder, base: int, text: str, marks: Sequence[_Mark]) -> None:
+    """A text the model saw, split around its markers, each a marker row with its badge.
+
+    `base` is where the text starts in its line's seen text (`result_texts`,
+    `output_parts`), so a marker's key is the offset the analysis gave it.
+    Once a session analysis has landed, a marker it does not know is left as
+    text (no badge that would say "checking" for ever).
+    """
+    landed = isinstance(b.ctx.analysis, SessionAnalysis)
+    pos = 0
+    for mark in marks:
+        if mark.start < pos:
+            continue  # inside the previous marker (its preview quotes one)
+        key = SiteKey(b.line, base + mark.start)
+        site = _site(b, key)
+        if landed and site is None:
+            continue
+        before = text[pos : mark.start].strip("\n")
+        if before:
+            b.text(before)
+        spill_rows(b, key, mark.words if site is None else _words_of(site, mark), site)
+        if mark.preview is not None:
+            b.text(mark.preview, indent=4, limit=6)
+        pos = mark.end
+    rest = text[pos:].strip("\n") if pos else text
+    if rest or not pos:
+        b.text(rest)
+
+
+def _words_of(site: SpillSite, mark: _Mark) -> str:
+    return spill_words(site.form, site, None) if site.form.stored or site.cut else mark.words
+
+
+def _text_with_spills(b: RowBuilder, base: int, text: str) -> None:
+    """Tool result text, split around its spill markers (Claude Code's forms)."""
+    marks = [
+        _Mark(
+            f.start,
+            f.end,
+            spill_words(f.form, None, f),
+            None if f.preview is None else f.preview + ("\n…" if f.has_more else ""),
+        )
+        for f in find_spills(text)
+    ]
+    _text_around(b, base, text, marks)
+
+
+def _notice_text(b: RowBuilder, base: int, text: str) -> None:
+    """Codex output text, with a marker row where each truncation notice stands."""
+    marks = [
+        _Mark(n.start, n.end, f"{n.cut} cut from what the model saw; nothing stored")
+        for n in find_notices(text)
+    ]
+    _text_around(b, base, text, marks)
+
+
+def _tags(b: RowBuilder) -> None:
+    """What the whole file says about this line; a row naming a subagent is a link."""
+    analysis = b.ctx.analysis
+    if isinstance(analysis, SessionAnalysis):
+        for words in analysis.tags.get(b.line, ()):
+            if b.line in analysis.links and words.startswith("subagent transcript:"):
+                b.head(Text("  ↳ " + visible(words), style=b.palette.tool_name), "link")
+            else:
+                b.text("↳ " + words, style=b.palette.dim, limit=2)
+
+
+def build_problem(b: RowBuilder, problem: LineProblem) -> None:
+    """A line that is not a JSON object."""
+    p = b.palette
+    decided = [f.kind for f in b.ctx.line_findings(b.line)]
+    head = Text(f"✗ {decided[0] if decided else problem.kind}  ", style=p.error)
+    head.append(visible(problem.message), style=p.bad)
+    b.head(head, "problem")
+    b.text("raw: " + problem.raw.decode("utf-8", errors="replace"), style=p.dim, limit=2)
+
+
+# -- Claude Code -------------------------------------------------------------------------------
+
+
+def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
+    """Rows of one Claude Code line."""
+    p = b.palette
+    kind = obj.get("type")
+    kind = kind if isinstance(kind, str) else "?"
+    message = obj.get("message")
+    msg = message if isinstance(message, Mapping) else {}
+    if kind in ("user", "assistant"):
+        head = Text(kind, style=p.role(kind))
+        extra = []
+        if kind == "assistant" and isinstance(msg.get("model"), str):
+            extra.append(str(msg["model"]))
+        if obj.get("isSidechain") is True:
+            extra.append("sidechain")
+        if obj.get("isMeta") is True:
+            extra.append("meta")
+        if obj.get("isCompactSummary") is True:
+            extra.append("compaction summary")
+        if extra:
+            head.append("  " + visible(" · ".join(extra)), style=p.dim)
+        b.head(head)
+        _tags(b)
+        _claude_content(b, msg.get("content"), kind)
+        _replaced(b)
+        if "toolUseResult" in obj:
+            _tool_use_result(b, obj["toolUseResult"])
+    elif kind == "system":
+        subtype = obj.get("subtype")
+        head = Text("system", style=p.role("system"))
+        head.append(f"  {visible(str(subtype or ''))}", style=p.dim)
+        b.head(head)
+        _tags(b)
+        content = obj.get("content")
+        if isinstance(content, str) and content:
+            b.text(content, limit=3)
+        meta = obj.get("compactMetadata")
+        if isinstance(meta, Mapping):
+            b.text(_clip(dict(meta)), style=p.dim, limit=1)
+    elif kind == "summary":
+        head = Text("summary", style=p.heading)
+        head.append("  an older session's compaction summary", style=p.dim)
+        b.head(head)
+        b.text(str(obj.get("summary", "")), limit=3)
+    elif kind == "content-replacement":
+        reps = obj.get("replacements")
+        reps = reps if isinstance(reps, list) else []
+        head = Text("content replacement", style=p.heading)
+        head.append(
+            f"  {plural(len(reps), 'result')} replaced at request time: what the model saw",
+            style=p.dim,
+        )
+        b.head(head)
+        for rep in reps:
+            if isinstance(rep, Mapping) and isinstance(rep.get("replacement"), str):
+                b.text(
+                    f"for {visible(short_id(str(rep.get('toolUseId', '?')), 24))} "
+                    "(its markers are shown and counted at the result it replaces):",
+                    style=p.dim,
+                    limit=2,
+                )
+                b.text(str(rep["replacement"]), limit=4)
+        _replaced(b)  # markers of replaced results that are not in this file
+    else:
+        head = Text(visible(kind), style=p.heading)
+        head.append(
+            "  "
+            + _CLAUDE_LINE_NOTES.get(
+                kind, "a line type this viewer does not know, kept as written"
+            ),
+            style=p.dim,
+        )
+        b.head(head)
+        rest = {k: v for k, v in obj.items() if k not in _ENVELOPE_KEYS}
+        b.text(_clip(rest), style=p.dim, limit=1)
+    b.findings()
+
+
+#: What Claude Code's other line types are (CLAUDE_CODE.md, "Lines"): none is sent to the model.
+_CLAUDE_LINE_NOTES: dict[str, str] = {
+    "progress": "a tool's progress, shown while it ran (not sent to the model)",
+    "file-history-snapshot": "Claude Code's record of edited files, for undo",
+    "queue-operation": "input queued while the model was busy",
+    "attachment": "an attachment Claude Code recorded",
+    "custom-title": "the session's title",
+    "ai-title": "the session's title, as a model wrote it",
+    "last-prompt": "the last prompt, for resuming",
+    "task-summary": "a task's summary",
+    "tag": "a tag on the session",
+    "agent-name": "a subagent's name",
+    "agent-color": "a subagent's colour",
+    "agent-setting": "a subagent's setting",
+    "pr-link": "a pull request this session opened",
+    "attribution-snapshot": "Claude Code's attribution record",
+    "speculation-accept": "an accepted speculative edit",
+    "mode": "the mode the session was in",
+    "worktree-state": "the git worktree's state",
+}
+
+#: Keys every message line carries: not repeated in an unknown line's summary.
+_ENVELOPE_KEYS = frozenset(
+    {
+        "type",
+        "uuid",
+        "parentUuid",
+        "sessionId",
+        "timestamp",
+        "cwd",
+        "version",
+        "gitBranch",
+        "userType",
+        "isSidechain",
+    }
+)
+
+
+def _claude_content(b: RowBuilder, content: object, role: str) -> None:
+    """A message's content blocks; tool results of a user line with their markers.
+
+    Markers are looked for exactly where the analysis looks (`result_texts`:
+    text parts of a user line's tool results), so every marker row has the key
+    the analysis gave it. A result a `content-replacement` replaced is shown as
+    the transcript holds it, without marker rows: the model saw the replacement.
+    """
+    p = b.palette
+    if isinstance(content, str):
+        b.text(content)
+        return
+    if not isinstance(content, list):
+        return
+    bases = (
+        {(blk, part): base for blk, part, base, _, _ in result_texts(content)}
+        if role == "user"
+        else {}
+    )
+    replaced = _replaced_results(b)
+    for i, block in enumerate(content):
+        if not isinstance(block, Mapping):
+            b.text(_clip(block), style=p.dim, limit=1)
+            continue
+        btype = block.get("type")
+        if btype == "text":
+            b.text(str(block.get("text", "")))
+        elif btype == "thinking":
+            b.text("thinking: " + str(block.get("thinking", "")), style=p.dim, limit=3)
+        elif btype == "redacted_thinking":
+            b.text("thinking (redacted)", style=p.dim, limit=1)
+        elif btype == "tool_use":
+            head = Text("  ⚙ ", style=p.strong)
+            head.append(visible(str(block.get("name", "?"))), style=p.tool_name)
+            head.append(f"  call {visible(short_id(str(block.get('id', '')), 24))}", style=p.dim)
+            b.head(head)
+            b.text(_clip(block.get("input", {})), indent=6, limit=3)
+        elif btype == "tool_result":
+            head = Text("  ← result", style=p.role("tool"))
+            head.append(
+                f"  of {visible(short_id(str(block.get('tool_use_id', '')), 24))}", style=p.dim
+            )
+            if block.get("is_error") is True:
+                head.append("  error", style=p.bad)
+            tid = block.get("tool_use_id")
+            gone = tid in replaced
+            if gone:
+                head.append(f"  replaced at request time (line {replaced[tid]:,})", style=p.dim)
+            b.head(head)
+            inner = block.get("content")
+            parts = [(-1, inner)] if isinstance(inner, str) else list(enumerate(inner or []))
+            for j, part in parts:
+                text = part if isinstance(part, str) else None
+                if isinstance(part, Mapping) and part.get("type") == "text":
+                    text = part.get("text") if isinstance(part.get("text"), str) else None
+                elif isinstance(part, Mapping) and part.get("type") == "image":
+                    b.text("[image]", style=p.dim, limit=1)
+                    continue
+                if text is None:
+                    continue
+                if gone or (i, j) not in bases:
+                    b.text(text)  # not what the model saw, or not where markers are looked for
+                else:
+                    _text_with_spills(b, bases[(i, j)], text)
+        elif btype == "image":
+            b.text("[image]", style=p.dim, limit=1)
+        else:
+            b.text(f"{visible(str(btype))}: {_clip(dict(block))}", style=p.dim, limit=1)
+
+
+def _replaced_results(b: RowBuilder) -> dict[object, int]:
+    """Tool ids of this line's results that a content replacement replaced -> its line."""
+    analysis = b.ctx.analysis
+    if not isinstance(analysis, SessionAnalysis):
+        return {}
+    return {
+        s.tool_use_id: s.replaced_at
+        for s in b.ctx.sites_by_line.get(b.line, [])
+        if isinstance(s, SpillSite) and s.replaced_at is not None and s.replaced_at != b.line
+    }
+
+
+def _replaced(b: RowBuilder) -> None:
+    """Markers of a `content-replacement` for this line's results: what the model saw instead."""
+    analysis = b.ctx.analysis
+    if not isinstance(analysis, SessionAnalysis):
+        return
+    for site in b.ctx.sites_by_line.get(b.line, []):
+        if isinstance(site, SpillSite) and site.replaced_at is not None:
+            b.text(
+                f"the model saw this instead (content replacement on line {site.replaced_at:,}):",
+                style=b.palette.dim,
+                limit=1,
+            )
+            spill_rows(b, site.key, spill_words(site.form, site, None), site)
+
+
+def _tool_use_result(b: RowBuilder, value: object) -> None:
+    """Claude Code's own record of a tool call: summarised, and labelled as never sent."""
+    p = b.palette
+    if isinstance(value, Mapping):
+        parts = []
+        for key, item in value.items():
+            if isinstance(item, str):
+                parts.append(
+                    f"{key} {human_size(len(item.encode('utf-8', 'replace')))}"
+                    if len(item) > 80
+                    else f"{key} {item!r}"
+                )
+            else:
+                parts.append(f"{key} {_clip(item)[:80]}")
+        summary = ", ".join(parts)
+    else:
+        summary = _clip(value)[:400]
+    b.text(
+        "toolUseResult (Claude Code's own record, not sent to the model): " + summary,
+        style=p.dim,
+        indent=4,
+        limit=2,
+    )
+
+
+# -- Codex ------------------------------------------------------------------------------------
+
+
+def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
+    """Rows of one Codex rollout line."""
+    p = b.palette
+    kind = obj.get("type")
+    payload = obj.get("payload")
+    pl = payload if isinstance(payload, Mapping) else {}
+    if kind == "response_item":
+        _codex_item(b, pl)
+    elif kind == "event_msg":
+        head = Text("ui record", style=p.dim)
+        head.append(
+            f"  {visible(str(pl.get('type', '?')))} (what the UI showed, not the model)",
+            style=p.dim,
+        )
+        b.head(head)
+        msg = pl.get("message")
+        if isinstance(msg, str) and msg:
+            b.text(msg, style=p.dim, limit=2)
+    elif kind == "session_meta":
+        head = Text("session", style=p.heading)
+        head.append(
+            f"  codex {visible(str(pl.get('cli_version', '')))} · "
+            f"{visible(str(pl.get('cwd', '')))}",
+            style=p.dim,
+        )
+        b.head(head)
+        if isinstance(pl.get("instructions"), str):
+            b.text(str(pl["instructions"]), style=p.dim, limit=2)
+    elif kind == "turn_context":
+        head = Text("turn context", style=p.heading)
+        head.append(
+            f"  {visible(str(pl.get('model', '')))} · approval "
+            f"{visible(str(pl.get('approval_policy', '')))}",
+            style=p.dim,
+        )
+        b.head(head)
+    elif kind == "compacted":
+        head = Text("compacted", style=p.heading)
+        head.append("  a summary replaced the history before this line", style=p.dim)
+        b.head(head)
+        b.text(str(pl.get("message", "")), limit=3)
+    else:
+        head = Text(visible(str(kind)), style=p.heading)
+        head.append("  kept as written", style=p.dim)
+        b.head(head)
+        b.text(_clip(dict(pl)), style=p.dim, limit=1)
+    b.findings()
+
+
+def _texts_of(items: object) -> Iterable[str]:
+    if isinstance(items, list):
+        for item in items:
+            if isinstance(item, Mapping) and isinstance(item.get("text"), str):
+                yield str(item["text"])
+
+
+def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
+    p = b.palette
+    itype = item.get("type")
+    if itype == "message":
+        role = str(item.get("role", "?"))
+        b.head(Text(visible(role), style=p.role(role)))
+        for text in _texts_of(item.get("content")):
+            b.text(text)
+    elif itype == "reasoning":
+        b.head(Text("reasoning", style=p.dim))
+        for text in _texts_of(item.get("summary")):
+            b.text(text, style=p.dim, limit=3)
+    elif itype in ("function_call", "custom_tool_call", "local_shell_call"):
+        head = Text("⚙ ", style=p.strong)
+        head.append(visible(str(item.get("name", itype))), style=p.tool_name)
+        head.append(f"  call {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
+        b.head(head)
+        args = item.get("arguments", item.get("input", item.get("action")))
+        if isinstance(args, str):
+            with contextlib.suppress(ValueError):
+                args = json.loads(args)
+        b.text(_clip(args), indent=4, limit=3)
+    elif itype in OUTPUT_TYPES:
+        head = Text("← output", style=p.role("tool"))
+        head.append(f"  of {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
+        b.head(head)
+        for _, base, text in output_parts(item.get("output")):
+            _notice_text(b, base, text)
+    else:
+        head = Text(visible(str(itype)), style=p.heading)
+        head.append("  kept as written", style=p.dim)
+        b.head(head)
+        b.text(_clip(dict(item)), style=p.dim, limit=1)
+
+
+def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LineProblem) -> None:
+    """Rows of one line of a non-reference transcript."""
+    if isinstance(parsed, LineProblem):
+        build_problem(b, parsed)
+    elif fmt is Format.CODEX:
+        build_codex(b, parsed)
+    else:
+        build_claude(b, parsed)
+
+
+def preview_bytes(site: SpillSite, head: bytes) -> int:
+    """How many bytes at the start of the sidecar the model saw (its preview).
+
+    Bash's preview starts after the leading blank lines it drops, so those
+    bytes count as seen too (the boundary is where the unseen part begins).
+    """
+    if site.preview is None:
+        return 0
+    seen = len(site.preview.encode("utf-8", "surrogatepass"))
+    if site.bash:
+        text = head.decode("utf-8", "replace")
+        stripped = text.lstrip(" \t\r\n")
+        lead = text[: len(text) - len(stripped)]
+        nl = lead.rfind("\n")
+        seen += len(lead[: nl + 1].encode("utf-8"))
+    return seen
+
+
+__all__: Sequence[str] = ("build_foreign", "preview_bytes", "spill_rows", "spill_words")
