@@ -169,7 +169,8 @@ class _Context:
     bash: bool = False
     persisted_size: int | None = None
     persisted_name: str | None = None
-    stdout: object = None
+    stdout_chars: int | None = None
+    """Length of `toolUseResult.stdout` (the string itself is not kept: it can be 5 MB)."""
 
 
 @dataclass(slots=True)
@@ -218,7 +219,7 @@ def make_site(
         bash=ctx.bash,
         persisted_size=ctx.persisted_size,
         persisted_name=ctx.persisted_name,
-        inline_chars=_inline(found.preview, ctx.stdout),
+        inline_chars=_inline(found.preview, ctx.stdout_chars),
         replaced_at=replaced_at,
         text=text[found.start : min(found.end, found.start + MARKER_TEXT_CHARS)],
     )
@@ -355,7 +356,8 @@ class ClaudePass:
                 or "persistedOutputPath" in extra
                 or (tool is None and isinstance(stdout, str) and "stderr" in extra)
             )
-            ctx = _Context(tid, tool, bash, persisted_size, persisted_name, stdout)
+            chars = len(stdout) if isinstance(stdout, str) else None
+            ctx = _Context(tid, tool, bash, persisted_size, persisted_name, chars)
             sites = by_result.setdefault(tid or "", (ctx, []))[1]
             for found in find_spills(text):
                 site = make_site(line, base, b, part, text, found, ctx)
@@ -462,12 +464,12 @@ def _stem_of(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
-def _inline(preview: str | None, stdout: object) -> int | None:
+def _inline(preview: str | None, stdout_chars: int | None) -> int | None:
     """The inline copy's length when `toolUseResult.stdout` holds far more than the preview."""
-    if preview is None or not isinstance(stdout, str):
+    if preview is None or stdout_chars is None:
         return None
-    if len(stdout) > max(2 * len(preview), 2 * PREVIEW_UNITS):
-        return len(stdout)
+    if stdout_chars > max(2 * len(preview), 2 * PREVIEW_UNITS):
+        return stdout_chars
     return None
 
 

@@ -427,3 +427,28 @@ def test_a_new_ledger_keeps_the_sidecar_checks_it_is_given(session: ClaudeSessio
         second = VerificationLedger(analyse_as(t, Format.CLAUDE_CODE), checks=first.checks)
     assert second.wanted() == []
     assert second.states() == [MarkerState.MATCHES, MarkerState.MATCHES]
+
+
+def test_the_pass_keeps_no_inline_output(session: ClaudeSession) -> None:
+    """Bug: each result's toolUseResult.stdout (megabytes, in real sessions) stayed alive
+    for the whole pass: a 500 MB session's --check peaked at 544 MB."""
+    import gc
+    import tracemalloc
+
+    from transcript_view.core.formats.readers import analyse_as
+    from transcript_view.core.transcript import Transcript
+
+    for i in range(24):
+        session.spill(f"toolu_{i:02d}", numbered(20000), inline=True)  # ~1.2 MB each
+    path = session.write()
+    with Transcript(path) as t:
+        t.build_index()
+        gc.collect()
+        tracemalloc.start()
+        analysis = analyse_as(t, Format.CLAUDE_CODE)
+        gc.collect()
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert len(analysis.sites) == 24
+    # One read's worth of lines at a time (~11 MB here), not all 29 MB of inline output.
+    assert peak < 20 << 20, f"{peak:,} bytes at the peak of the pass"
