@@ -37,7 +37,6 @@ from transcript_view.core.transcript import (
     LineProblem,
     Transcript,
     TranscriptError,
-    parse_json_line,
 )
 
 #: Where sidecars live inside a session directory.
@@ -249,15 +248,10 @@ class ClaudePass:
     def feed(self, line: int, offset: int, raw: bytes, *, is_last: bool) -> None:
         """Take one line."""
         a = self.analysis
-        parsed = parse_json_line(raw, line, offset, is_last=is_last)
+        parsed = a.take(line, offset, raw, is_last=is_last)
         if parsed is None:
             return
-        if isinstance(parsed, LineProblem):
-            a.problems.append(parsed)
-            return
-        a.envelopes += 1
         kind = parsed.get("type")
-        a.type_counts[kind if isinstance(kind, str) else "?"] += 1
         self._tree(line, parsed)
         if kind == "assistant":
             self._assistant(line, parsed)

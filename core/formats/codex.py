@@ -20,7 +20,7 @@ from transcript_view.core.formats.claude_code import problem_findings, read_line
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.rules import site_notes
-from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
+from transcript_view.core.transcript import Transcript
 
 #: Payload types of `response_item` whose text is a tool's output the model was given.
 OUTPUT_TYPES = frozenset(
@@ -141,15 +141,10 @@ class CodexPass:
     def feed(self, line: int, offset: int, raw: bytes, *, is_last: bool) -> None:
         """Take one line."""
         a = self.analysis
-        parsed = parse_json_line(raw, line, offset, is_last=is_last)
+        parsed = a.take(line, offset, raw, is_last=is_last)
         if parsed is None:
             return
-        if isinstance(parsed, LineProblem):
-            a.problems.append(parsed)
-            return
-        a.envelopes += 1
         kind = parsed.get("type")
-        a.type_counts[kind if isinstance(kind, str) else "?"] += 1
         payload = parsed.get("payload")
         if kind == "response_item" and isinstance(payload, Mapping):
             self._item(line, payload)

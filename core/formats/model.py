@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from transcript_view.core.findings import Finding
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.records import SiteKey
-from transcript_view.core.transcript import LineProblem, Transcript
+from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
 
 
 class SpillForm(StrEnum):
@@ -136,6 +137,24 @@ class SessionAnalysis:
     and a tree check lists each orphan once."""
     links: dict[int, Path] = field(default_factory=dict)
     """Lines that name another transcript of the session (a Task's subagent), found."""
+
+    def take(self, line: int, offset: int, raw: bytes, *, is_last: bool) -> dict[str, Any] | None:
+        """Parse one line and count it: its JSON object, or None (blank, or a problem kept).
+
+        The start every format's pass makes of a line: a line that is no JSON
+        object is a `LineProblem` (a torn tail when it is the last), the others
+        are counted by their `type`.
+        """
+        parsed = parse_json_line(raw, line, offset, is_last=is_last)
+        if parsed is None:
+            return None
+        if isinstance(parsed, LineProblem):
+            self.problems.append(parsed)
+            return None
+        self.envelopes += 1
+        kind = parsed.get("type")
+        self.type_counts[kind if isinstance(kind, str) else "?"] += 1
+        return parsed
 
     def tag(self, line: int, words: str) -> None:
         """Add a note about `line` (shown under its heading)."""
