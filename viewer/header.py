@@ -24,6 +24,8 @@ from transcript_view.core.text import plural, visible
 from transcript_view.viewer.palette import component_style
 
 BAR_CELLS = 12
+#: Below this width the header packs its counts closer and leaves out the line count.
+NARROW_HEADER = 100
 
 
 class HeaderWords(NamedTuple):
@@ -144,11 +146,15 @@ class TranscriptHeader(Widget):
         """Two rows: identity and counts, then the view and any work in progress."""
         label, ok = self._style("label"), self._style("ok")
         t = Text(no_wrap=True, overflow="ellipsis")
+        # Narrow (80 columns): closer counts, and the line count (the least needed) left out,
+        # so problems and orphans still show.
+        narrow = 0 < self.size.width < NARROW_HEADER
+        gap = "  " if narrow else "   "
 
         def count(name: str, value: int | None, style: Style | None = None) -> None:
             t.append(f"{name} ", style=label)
             t.append("…" if value is None else f"{value:,}", style=style or "")
-            t.append("   ")
+            t.append(gap)
 
         words = self.words
         count(words.records, self.envelopes)
@@ -162,13 +168,14 @@ class TranscriptHeader(Widget):
         )
         if self.orphans:
             count("orphans", self.orphans, self._style("orphans"))
-        t.append(plural(self.lines, "line"), style=label)
+        if not narrow:
+            t.append(plural(self.lines, "line"), style=label)
         # The counts matter more than a long file name (a Claude Code session's is a
         # uuid): the name gives way first, cut in its middle.
         room = max(self.size.width - t.cell_len - 3, 12)
         first = Text()
         first.append(fit_middle(visible(self.name_shown), room), style=self._style("name"))
-        first.append("   ")
+        first.append(gap)
         t = first + t
         t.no_wrap, t.overflow = True, "ellipsis"
         t.append("\n")
