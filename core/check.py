@@ -122,13 +122,13 @@ def run_check(
                 f"\rtranscript-view: checked {done:,} of {plural(len(targets), 'transcript')}"
             )
             progress.flush()
-        if isinstance(outcome, str):
-            if walked and outcome.startswith(NOT_A_TRANSCRIPT):
+        if isinstance(outcome, Refusal):
+            if walked and outcome.not_a_transcript:
                 skipped.append(path)
                 continue
             if progress is not None:
                 progress.write("\r\x1b[K")
-            print(f"transcript-view: {outcome.removeprefix(NOT_A_TRANSCRIPT)}", file=sys.stderr)
+            print(f"transcript-view: {outcome.message}", file=sys.stderr)
             status = 2
             continue
         if progress is not None:
@@ -173,8 +173,13 @@ def transcripts_in(directory: Path) -> list[Path]:
     return found
 
 
-#: Prefix marking an outcome that is "not a transcript" (skipped quietly in a tree walk).
-NOT_A_TRANSCRIPT = "\x00not-a-transcript\x00"
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A PATH that could not be checked: the one line to print, and why."""
+
+    message: str
+    not_a_transcript: bool = False
+    """No format's file (skipped quietly in a tree walk, refused when named)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,14 +195,14 @@ class Outcome:
         return self.errors > 0 or (strict and self.warnings > 0)
 
 
-def check_one(path: Path, as_json: bool, fmt: Format | None, workers: int) -> Outcome | str:
-    """Verify one transcript and format its output; a string is the error to print."""
+def check_one(path: Path, as_json: bool, fmt: Format | None, workers: int) -> Outcome | Refusal:
+    """Verify one transcript and format its output, or say why it cannot be checked."""
     try:
         report = verify(path, workers=workers, format=fmt)
     except NotATranscript as exc:
-        return NOT_A_TRANSCRIPT + str(exc)
+        return Refusal(str(exc), not_a_transcript=True)
     except TranscriptError as exc:
-        return str(exc)
+        return Refusal(str(exc))
     if as_json:
         text = json.dumps(report.as_dict(), ensure_ascii=False) + "\n"
     else:
@@ -207,14 +212,14 @@ def check_one(path: Path, as_json: bool, fmt: Format | None, workers: int) -> Ou
     return Outcome(text, report.errors, report.warnings)
 
 
-def _check_job(job: tuple[Path, bool, Format | None]) -> Outcome | str:
+def _check_job(job: tuple[Path, bool, Format | None]) -> Outcome | Refusal:
     path, as_json, fmt = job
     return check_one(path, as_json, fmt, 1)
 
 
 def _outcomes(
     targets: Sequence[tuple[Path, bool]], fmt: Format | None, jobs: int, as_json: bool
-) -> Iterator[tuple[Path, bool, Outcome | str]]:
+) -> Iterator[tuple[Path, bool, Outcome | Refusal]]:
     """Each target's outcome, in order: in-process for one, in `jobs` processes for several.
 
     Parsing is pure Python and holds the GIL, so transcripts are checked in

@@ -119,17 +119,13 @@ def _text_around(b: RowBuilder, base: int, text: str, marks: Sequence[_Mark]) ->
         before = text[pos : mark.start].strip("\n")
         if before:
             b.text(before)
-        spill_rows(b, key, mark.words if site is None else _words_of(site, mark), site)
+        spill_rows(b, key, mark.words if site is None else spill_words(site.form, site, None), site)
         if mark.preview is not None:
             b.text(mark.preview, indent=4, limit=6)
         pos = mark.end
     rest = text[pos:].strip("\n") if pos else text
     if rest or not pos:
         b.text(rest)
-
-
-def _words_of(site: SpillSite, mark: _Mark) -> str:
-    return spill_words(site.form, site, None) if site.form.stored or site.cut else mark.words
 
 
 def _text_with_spills(b: RowBuilder, base: int, text: str) -> None:

@@ -323,8 +323,6 @@ class ClaudePass:
         a = self.analysis
         if obj.get("isCompactSummary") is True:
             a.tag(line, "the compaction's summary: what the model continued from")
-        elif a.first_prompt is None:
-            a.first_prompt = claude_prompt(obj)
         if not isinstance(content, list):
             return
         tur = obj.get("toolUseResult")

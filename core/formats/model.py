@@ -129,8 +129,6 @@ class SessionAnalysis:
     tags: dict[int, list[str]] = field(default_factory=dict)
     """What the whole file says about a line that the line alone cannot: the response
     it continues, the branch it starts, the compaction it follows, its subagent."""
-    first_prompt: str | None = None
-    """The first thing the user typed (for a listing of sessions)."""
     owns_orphans: bool = True
     """Whether this transcript reports its sidecar folder's orphans: the folder is the
     session's, so only the main transcript does (a subagent's when the main one is gone),

@@ -136,7 +136,6 @@ def _codex_files(directory: Path, limit: int | None = None) -> Iterator[tuple[Pa
                     return
         subs = [d for d in _dirs(here) if d.name.isdigit()]
         stack.extend(sorted(subs))  # popped from the end: the newest first
-    return
 
 
 def _session_root(directory: Path, fmt: Format) -> Path:

@@ -374,7 +374,10 @@ def test_the_pass_tags_continued_responses_branches_compactions_and_subagents() 
     links = analysis.links
     assert list(links.values()) == [CLAUDE_SUBAGENT_EXAMPLE]
     assert "enter opens it" in tags[next(iter(links))]
-    assert analysis.first_prompt == "Find every event handler and build the project."
+    from transcript_view.core.formats.sessions import list_sessions
+
+    (listed,) = list_sessions(CLAUDE_EXAMPLE.parent, Format.CLAUDE_CODE)
+    assert listed.first_prompt == "Find every event handler and build the project."
 
 
 def test_a_task_whose_subagent_file_is_gone_says_so(session: ClaudeSession) -> None:
