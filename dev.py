@@ -48,7 +48,8 @@ CONSTRAINTS = ROOT / "constraints.txt"
 def _wanted_stamp() -> str:
     """What the install depends on: the project files, the pins, and the C source it compiles."""
     digest = hashlib.sha256()
-    for name in ("pyproject.toml", CONSTRAINTS.name, "setup.py", "core/_gcount.c"):
+    sources = ("core/_gcount.c", "core/_lines.c")
+    for name in ("pyproject.toml", CONSTRAINTS.name, "setup.py", *sources):
         digest.update((ROOT / name).read_bytes())
     return digest.hexdigest()
 
@@ -70,12 +71,14 @@ def ensure_env() -> None:
         [*pip, "install", "-c", str(CONSTRAINTS), "-e", f"{ROOT}[test]"], check=True, env=env
     )
     native = subprocess.run(
-        [str(PY), "-c", "import transcript_view.core.graphemes as g; print(g.NATIVE)"],
+        [str(PY), "-c", "import transcript_view.core.graphemes as g, "
+         "transcript_view.core.transcript as t; print(g.NATIVE and t._lines is not None)"],
         cwd=ROOT, capture_output=True, text=True,
     ).stdout.strip()
     if native != "True":
-        print("dev.py: the native grapheme counter (core/_gcount.c) was not built, no C"
-              " compiler? Everything works; counting graphemes is about 4x slower.",
+        print("dev.py: the native grapheme counter and line scanner (core/_gcount.c,"
+              " core/_lines.c) were not built, no C compiler? Everything works; counting"
+              " graphemes is about 4x slower, indexing lines about 8x.",
               file=sys.stderr)
     STAMP.write_text(_wanted_stamp())
 

@@ -1,4 +1,4 @@
-"""Build hook: the package map, found automatically, and the one optional C extension.
+"""Build hook: the package map, found automatically, and the two optional C extensions.
 
 The repository keeps the library in `core/` and the app in `viewer/`, but the
 distribution claims a single import name, `transcript_view`: `core/` installs
@@ -8,9 +8,10 @@ subpackage can never silently go missing from the wheel; the packaging test
 builds the wheel and imports every module from a clean install to prove it.
 
 `transcript_view.core._gcount` counts grapheme clusters with the GIL released
-(see core/_gcount.c). It is `optional`: on a machine without a C compiler the
-install still succeeds and the grapheme engine counts in pure Python, with the
-same answers, only slower.
+(see core/_gcount.c); `transcript_view.core._lines` finds line starts with
+memchr for the line index (core/_lines.c). Both are `optional`: on a machine
+without a C compiler the install still succeeds and the same work runs in pure
+Python, with the same answers, only slower.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -32,13 +33,21 @@ def _packages() -> list[str]:
 setup(
     packages=_packages(),
     package_dir=ROOTS,
-    package_data={"transcript_view": ["py.typed"], "transcript_view.core": ["_gcount.pyi"]},
+    package_data={
+        "transcript_view": ["py.typed"],
+        "transcript_view.core": ["_gcount.pyi", "_lines.pyi"],
+    },
     exclude_package_data={"transcript_view.core": ["*.c"]},
     ext_modules=[
         Extension(
             "transcript_view.core._gcount",
             sources=["core/_gcount.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "transcript_view.core._lines",
+            sources=["core/_lines.c"],
+            optional=True,
+        ),
     ],
 )

@@ -31,6 +31,9 @@ GROUPS = {
     "settle": "bench_settle",
     "toolong": "bench_toolong",
     "throughput": "bench_throughput",
+    "search": "bench_search",
+    "idle": "bench_idle",
+    "tree": "bench_tree",
 }
 
 _TARGET = re.compile(r"target\s*<=\s*([0-9.]+)")

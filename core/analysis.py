@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 import gc
 import hashlib
-import multiprocessing
 from array import array
 from bisect import bisect_left
 from collections import Counter, deque
@@ -29,7 +28,7 @@ from typing import Any, cast
 
 import msgspec
 
-from transcript_view.core import graphemes
+from transcript_view.core import graphemes, parallel
 from transcript_view.core.artifacts import head_tail_sizes, to_bytes
 from transcript_view.core.canonical import canonical_string, data_digest
 from transcript_view.core.compact import IdOverlay, IdTable, key_of
@@ -61,16 +60,23 @@ from transcript_view.core.transcript import (
     _decode,
     _deeper_than,
     as_last,
-    fork_workers,
     parse_line_bytes_plain,
 )
 
 # -- the result ------------------------------------------------------------------------------------
 
+Found = Callable[[list[int], list[int]], None]
+"""Told what a batch of lines found, before the pass ends: the lines of its markers
+and of its line problems, in file order (a viewer steps through them meanwhile)."""
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, weakref_slot=True)
 class Analysis:
-    """What one pass over a transcript found."""
+    """What one pass over a transcript found.
+
+    Weakly referable: a pass server's caller remembers which analysis the
+    server has (`core.parallel`) without keeping an old one alive.
+    """
 
     transcript: Transcript
     operations: Operations
@@ -545,16 +551,17 @@ def fold_lines(transcript: Transcript, first: int, last: int) -> LineBatch:
 def parse_workers(transcript: Transcript) -> int:
     """How many processes to map a transcript's lines in when the caller does not say.
 
-    `fork_workers` of its size: one (this process) for a small file, a UI or a
-    worker; a process a core otherwise.
+    `core.parallel.workers_for` its size: one (this process) for a small file,
+    a worker, or a threaded program without a forkserver; a process a core
+    otherwise.
     """
-    return fork_workers(transcript.indexed_bytes)
+    return parallel.workers_for(transcript.indexed_bytes)
 
 
 def _batches(
     transcript: Transcript, workers: int | None, *, fold: bool = True
 ) -> Iterator[LineBatch]:
-    """Every line's batch in file order: mapped here, or in `workers` forked processes.
+    """Every line's batch in file order: mapped here, or in `workers` processes.
 
     Workers also fold each batch's operations (`_fold_run`) when `fold`, which
     leaves the fold here little to do but merge. At most two batches per
@@ -570,10 +577,7 @@ def _batches(
         return
     import concurrent.futures
 
-    context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(
-        n, mp_context=context, initializer=_share, initargs=(transcript,)
-    ) as pool:
+    with parallel.pool(n, _share, (transcript,)) as pool:
         todo = iter(runs)
         job = _fold_run if fold else _map_run
         flight: deque[concurrent.futures.Future[LineBatch]] = deque(
@@ -662,7 +666,12 @@ class AnalysisPass:
             progress(total, total)
         return a
 
-    def read(self, progress: Callable[[int, int], None] | None, workers: int | None = None) -> None:
+    def read(
+        self,
+        progress: Callable[[int, int], None] | None,
+        workers: int | None = None,
+        found: Found | None = None,
+    ) -> None:
         """Fold every indexed line of the transcript into the pass, in batches.
 
         The last line with content that does not parse is a torn tail, as
@@ -671,12 +680,21 @@ class AnalysisPass:
         Args:
             progress: called as `(line, lines_total)` after each batch (a few MiB).
             workers: processes to parse in (default: `parse_workers`).
+            found: called after each batch with the lines of the markers and of
+                the line problems it found (see `Found`).
         """
         total = self.t.line_count
         last = 0
+        a = self.analysis
+        sites = problems_seen = 0
         for batch in _batches(self.t, workers, fold=not self.exact_ids):
             self.absorb(batch)
             last = batch.last_content or last
+            if found is not None and (len(a.sites) > sites or len(a.problems) > problems_seen):
+                found(
+                    [s.line for s in a.sites[sites:]], [p.line for p in a.problems[problems_seen:]]
+                )
+                sites, problems_seen = len(a.sites), len(a.problems)
             if progress is not None:
                 progress(batch.last, total)
         problems = self.analysis.problems
@@ -1234,6 +1252,7 @@ def analyse(
     progress: Callable[[int, int], None] | None = None,
     *,
     workers: int | None = None,
+    found: Found | None = None,
 ) -> Analysis:
     """One streaming pass over an indexed transcript.
 
@@ -1248,13 +1267,15 @@ def analyse(
         progress: called as `(lines_done, lines_total)` every few thousand lines.
         workers: processes to parse in; default `parse_workers` (one, unless the
             file is big and this process runs no other thread).
+        found: told the lines of markers and line problems as batches are read
+            (a line may be told twice, if the pass has to start over).
     """
     total = transcript.line_count
     p = AnalysisPass(transcript, exact_ids=False)
-    p.read(progress, workers)
+    p.read(progress, workers, found)
     if not p.ids_unique():
         p = AnalysisPass(transcript)
-        p.read(progress, workers)
+        p.read(progress, workers, found)
     a = p.finish(total)
     if progress is not None:
         progress(total, total)

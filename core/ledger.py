@@ -29,7 +29,13 @@ from transcript_view.core.markers import MarkerKind, is_safe_basename
 from transcript_view.core.records import MarkerSite, SiteKey
 from transcript_view.core.tables import Operations, id_at
 from transcript_view.core.text import plural
-from transcript_view.core.verification import FileCheck, FileState, MarkerState, OrphanFile
+from transcript_view.core.verification import (
+    EDGE_BYTES,
+    FileCheck,
+    FileState,
+    MarkerState,
+    OrphanFile,
+)
 
 # -- the rules ---------------------------------------------------------------------------------
 
@@ -314,6 +320,7 @@ class VerificationLedger:
             lacking = ok and (
                 (self.counts_chars(name) and check.chars is None)
                 or (self.counts_utf16(name) and check.utf16 is None)
+                or not self._edges_suffice(check)
             )
             if (name in self._by_file and not lacking) or name in self._key_only:
                 self.record(check)
@@ -362,13 +369,13 @@ class VerificationLedger:
         or when a settle on it names a file that turns out to be missing.
         """
         name = check.name
-        self._checks[name] = check
         changed: set[int] = set()
         for site in self._by_file.get(name, ()):
             verdict = verdict_of(site, check)
             if verdict != self._verdicts.get(site.key):
                 changed.add(site.line)
             self._verdicts[site.key] = verdict
+        self._checks[name] = self._kept(check)
         lines = self._key_only.get(name)
         if lines is not None:
             old = self._key_findings.get(name, [])
@@ -383,6 +390,49 @@ class VerificationLedger:
                 self._line_findings[f.line] = [*self._line_findings.get(f.line, []), f]
                 changed.add(f.line)
         return sorted(changed)
+
+    def _edge_needs(self, name: str) -> tuple[int, int] | None:
+        """The most head and tail bytes this ledger's markers of `name` compare, or None.
+
+        None where a marker reads the file's start as text (another format's
+        preview, a JSON sidecar): its check is kept whole.
+        """
+        head = tail = 0
+        for site in self._by_file.get(name, ()):
+            if not isinstance(site, MarkerSite):
+                return None
+            if site.shape is not None:
+                head = max(head, site.shape.head_bytes)
+                tail = max(tail, site.shape.tail_bytes)
+        return head, tail
+
+    def _kept(self, check: FileCheck) -> FileCheck:
+        """`check` as this ledger keeps it: its head and tail cut to what markers compare.
+
+        A check keeps up to 256 KiB of each end of its file, and a ledger keeps
+        every check: for 3,000 artifacts of 64 KiB that was 384 MB of bytes
+        already compared. The verdicts are made from the whole check first.
+        """
+        needs = self._edge_needs(check.name)
+        if check.state is not FileState.OK or needs is None:
+            return check
+        head, tail = needs
+        if head >= len(check.head) and tail >= len(check.tail):
+            return check
+        cut_tail = check.tail[len(check.tail) - tail :] if tail else b""
+        return replace(check, head=check.head[:head], tail=cut_tail)
+
+    def _edges_suffice(self, check: FileCheck) -> bool:
+        """Whether a check (carried from another ledger, maybe cut) has the ends this one needs."""
+        needs = self._edge_needs(check.name)
+        if needs is None:
+            whole = min(check.size, EDGE_BYTES)
+            return len(check.head) >= whole
+        head, tail = needs
+        whole = min(check.size, EDGE_BYTES)
+        return (len(check.head) >= head or len(check.head) >= whole) and (
+            len(check.tail) >= tail or len(check.tail) >= whole
+        )
 
     def record_orphans(self, orphans: Sequence[OrphanFile], *, explained: bool = False) -> None:
         """Take the listing of the artifact directory: files no line names.

@@ -17,7 +17,7 @@ from array import array
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, NamedTuple, TypeVar, overload
 
 from transcript_view.core.compact import LineColumns, key_of
 from transcript_view.core.envelopes import Envelope, Message, ToolDispatched, ToolSettled
@@ -143,6 +143,19 @@ class Operations(_Rows[ToolOperation]):
         new._lock = threading.Lock()
         new._live_turn = self._live_turn
         return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pass server sends back (`core.parallel`): the columns, not the lock or caches."""
+        state = dict(self.__dict__)
+        for per_process in ("_lock", "_cache", "_sorted"):
+            state.pop(per_process, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._sorted = {}
+        self._cache = OrderedDict()
+        self._lock = threading.Lock()
 
     def _bind(self) -> None:
         """Name the columns the pass writes (one attribute lookup, not a dict's, per write)."""
@@ -402,6 +415,16 @@ _STICKY, _SUMMARY = 8, 16
 STICKY = _STICKY
 
 
+class ReplaySlot(NamedTuple):
+    """A replay entry's fields but its id (`Replay.slot`): the id is read back from its line."""
+
+    line: int
+    role: str
+    sticky: bool
+    summary: bool
+    stub: str | None
+
+
 class Replay(_Rows[ReplayEntry]):
     """The conversation the model is sent next, as columns; entries are made on access."""
 
@@ -418,17 +441,47 @@ class Replay(_Rows[ReplayEntry]):
         return len(self._lines)
 
     def _item(self, index: int) -> ReplayEntry:
+        line, role, sticky, summary, stub = self.slot(index)
+        return ReplayEntry(
+            id=id_at(self._t, line), line=line, role=role, sticky=sticky, summary=summary, stub=stub
+        )
+
+    def slot(self, index: int) -> ReplaySlot:
+        """Entry `index` without its id: what drawing it needs, and no line read back."""
         line, flags = self._lines[index], self._flags[index]
         code = flags & 7
         role = _ROLES[code] if code < len(_ROLES) else self._other_roles.get(line, "user")
         summary = bool(flags & _SUMMARY)
-        return ReplayEntry(
-            id=id_at(self._t, line),
-            line=line,
-            role=role,
-            sticky=bool(flags & _STICKY),
-            summary=summary,
-            stub=self._stubs.get((line, summary)),
+        return ReplaySlot(
+            line, role, bool(flags & _STICKY), summary, self._stubs.get((line, summary))
+        )
+
+    def line_at(self, index: int) -> int:
+        """The source line of entry `index`."""
+        return self._lines[index]
+
+    def entry_lines(self) -> Sequence[int]:
+        """Every entry's source line, in order (the column itself: read, never write)."""
+        return self._lines
+
+    def is_plain(self, index: int) -> bool:
+        """Whether entry `index` is its line's message as written (no summary, no stub)."""
+        flags = self._flags[index]
+        return not flags & _SUMMARY and (self._lines[index], False) not in self._stubs
+
+    def summary_count(self) -> int:
+        """How many entries are compaction summaries (from the flags; nothing read back)."""
+        return sum(1 for flags in self._flags if flags & _SUMMARY)
+
+    def stub_count(self) -> int:
+        """How many entries an elision stub replaced (nothing read back)."""
+        stubs = self._stubs
+        if not stubs:
+            return 0
+        return sum(
+            1
+            for line, flags in zip(self._lines, self._flags, strict=True)
+            if (line, bool(flags & _SUMMARY)) in stubs
         )
 
     # -- building (the reference's `load`, in file order) ------------------------------

@@ -30,6 +30,12 @@ from typing import Any
 
 import msgspec
 
+from transcript_view.core import parallel
+
+try:
+    from transcript_view.core import _lines  # the optional native scanner (core/_lines.c)
+except ImportError:  # no C compiler where this was installed: the same offsets, in Python
+    _lines = None  # type: ignore[assignment]
 from transcript_view.core.artifacts import artifact_dir_for
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
 
@@ -220,31 +226,6 @@ def _json_kind(value: object) -> str:
     return "number"
 
 
-#: Below this many bytes, work stays in its process: forking costs more than it saves.
-PARALLEL_BYTES = 32 << 20
-
-
-def fork_workers(nbytes: int) -> int:
-    """How many forked processes to share `nbytes` of a transcript's work between (1: none).
-
-    Parsing and scanning hold the GIL, so only processes use a second core.
-    They are forked, so only where fork exists, and only from a process that
-    runs no other thread (forking a threaded process — a UI — can deadlock
-    the child) and is not itself a worker (`--check DIR` checks transcripts
-    in processes already). Small jobs stay in-process.
-    """
-    cores = os.cpu_count() or 1
-    if cores < 2 or nbytes < PARALLEL_BYTES:
-        return 1
-    import multiprocessing
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    if threading.active_count() > 1 or multiprocessing.parent_process() is not None:
-        return 1
-    return min(cores, 8)
-
-
 _indexing: Transcript | None = None
 
 
@@ -262,18 +243,29 @@ def _scan_piece(piece: tuple[int, int]) -> tuple[bytes, int]:
     assert _indexing is not None
     pos, end = piece
     out: array[int] = array("q")
-    add = out.append
     while pos < end:
         chunk = _indexing._pread(min(SCAN_CHUNK, end - pos), pos)
         if not chunk:
             break
-        find, after = chunk.find, pos + 1
-        i = find(b"\n")
-        while i != -1:
-            add(after + i)
-            i = find(b"\n", i + 1)
+        line_starts_into(out, chunk, pos)
         pos += len(chunk)
     return out.tobytes(), pos
+
+
+def line_starts_into(out: array[int], chunk: bytes, pos: int) -> None:
+    """Append to `out` the offset after each LF of `chunk`, which starts at file offset `pos`.
+
+    The native scanner (`core/_lines.c`: memchr, the GIL released) where it
+    was built; otherwise one `find` a line, the same offsets.
+    """
+    if _lines is not None:
+        out.frombytes(_lines.line_starts(chunk, pos))
+        return
+    find, add, after = chunk.find, out.append, pos + 1
+    i = find(b"\n")
+    while i != -1:
+        add(after + i)
+        i = find(b"\n", i + 1)
 
 
 def open_readonly(path: Path) -> int:
@@ -309,6 +301,15 @@ def describe_mode(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "a symlink"
     return "not a regular file"
+
+
+def _reopen(path: str, artifact_dir: str, starts: bytes, state: tuple[int, int, int]) -> Transcript:
+    """A pickled `Transcript` in another process: the same path reopened, the index kept."""
+    t = Transcript(path)
+    t.artifact_dir = Path(artifact_dir)
+    t._starts.frombytes(starts)
+    t._scanned, t._size_at_scan, t.resets = state
+    return t
 
 
 class Transcript:
@@ -354,6 +355,18 @@ class Transcript:
         part arrives, so its completion adds no line, yet it must be parsed again."""
 
     # -- lifecycle ---------------------------------------------------------
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the path and the line index: a worker process reopens the file itself.
+
+        What a forkserver's worker is sent (`core.parallel`): a descriptor or a
+        lock cannot cross a process boundary, and the index need not be scanned
+        again. The worker's copy opens the same path read-only.
+        """
+        with self._lock:
+            starts = self._starts.tobytes()
+            state = (self._scanned, self._size_at_scan, self.resets)
+        return (_reopen, (str(self.path), str(self.artifact_dir), starts, state))
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Transcript:
@@ -422,7 +435,7 @@ class Transcript:
         budget = max_bytes if max_bytes is not None else total
         pos = self._scanned
         stop = min(total, pos + budget)
-        if max_bytes is None and fork_workers(stop - pos) > 1:
+        if _lines is None and max_bytes is None and parallel.workers_for(stop - pos) > 1:
             return self._build_index_forked(pos, total, progress)
         while pos < stop:
             chunk = self._pread(min(SCAN_CHUNK, stop - pos), pos)
@@ -432,11 +445,7 @@ class Transcript:
             new: array[int] = array("q")
             if pos == 0 and not self._starts:
                 new.append(0)
-            find, add, after = chunk.find, new.append, pos + 1
-            i = find(b"\n")
-            while i != -1:
-                add(after + i)
-                i = find(b"\n", i + 1)
+            line_starts_into(new, chunk, pos)
             if new and new[-1] >= total:
                 new.pop()  # the LF that ends the file starts no line
             pos += len(chunk)
@@ -454,24 +463,19 @@ class Transcript:
     ) -> bool:
         """`build_index` of the bytes from `pos` to `total`, scanned in forked processes.
 
+        Only where the native scanner did not build (it scans a gigabyte in a
+        few tenths of a second, in this process).
+
         Finding a gigabyte's LFs one `find` at a time is a Python loop, a few
         tenths of a second per 256 MiB; pieces scanned at once, in order, give
         the same offsets (a piece needs no line boundary: a line start is
         wherever an LF was). A piece that comes back short (the file shrank)
         ends the scan there, as a short read does.
         """
-        import concurrent.futures
-        import multiprocessing
-
-        step = max(SCAN_CHUNK, -(-(total - pos) // (4 * fork_workers(total - pos))))
+        workers = parallel.workers_for(total - pos)
+        step = max(SCAN_CHUNK, -(-(total - pos) // (4 * workers)))
         pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
-        context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(
-            fork_workers(total - pos),
-            mp_context=context,
-            initializer=_share_index,
-            initargs=(self,),
-        ) as pool:
+        with parallel.pool(workers, _share_index, (self,)) as pool:
             for (start, end), (found, reached) in zip(
                 pieces, pool.map(_scan_piece, pieces), strict=True
             ):

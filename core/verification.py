@@ -29,6 +29,9 @@ from transcript_view.core.transcript import describe_mode
 #: Read size for hashing. Large reads are most of what keeps a check close to
 #: `sha256sum` on big artifacts.
 HASH_CHUNK = 4 << 20
+#: Bytes of a file's start and end a check keeps for comparing excerpts with
+#: (`FileCheck.head` / `tail`), unless asked for other.
+EDGE_BYTES = 256 << 10
 
 
 class FileState(StrEnum):
@@ -136,7 +139,7 @@ def check_file(
     directory: Path,
     name: str,
     *,
-    edge_bytes: int = 256 << 10,
+    edge_bytes: int = EDGE_BYTES,
     count_chars: bool = True,
     count_utf16: bool = False,
 ) -> FileCheck:

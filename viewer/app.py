@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
 
+from transcript_view.core import parallel
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.sessions import tree_format
 from transcript_view.viewer.commands import TranscriptCommands
@@ -86,6 +87,9 @@ class TranscriptApp(App[int]):
 
 def run_app(path: Path, format: Format | None = None) -> int:
     """Run the viewer on a transcript or a directory; the process exit status."""
+    # Forked now, while no other thread runs: the analysis of a big transcript
+    # runs there, on every core, instead of beside the UI on one.
+    parallel.start_server()
     app = TranscriptApp(path, format)
     result = app.run()
     return result if isinstance(result, int) else 0

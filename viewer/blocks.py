@@ -11,7 +11,7 @@ theme switch mid-build never mixes two palettes in one block).
 from __future__ import annotations
 
 import codecs
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any, Protocol
 
 from rich.cells import cell_len, chop_cells
@@ -36,6 +36,7 @@ from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.markers import Marker
 from transcript_view.core.records import ReplayEntry, SiteKey, ToolOperation
+from transcript_view.core.tables import Replay
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
 from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
 from transcript_view.viewer.context import BlockContext, BlockKey
@@ -106,6 +107,10 @@ class RowBuilder:
         if not self.rows and self.line > 0:
             return Text(f"{self.line:>{GUTTER - 1}} ", style=self.palette.dim)
         return Text(" " * GUTTER)
+
+    def counted_head(self) -> None:
+        """Where a counting builder skips making a heading: it is one row, whatever it says."""
+        self.rows.append(_COUNTED)
 
     def head(self, text: Text, kind: str = "head") -> None:
         """A one-row heading, cut with an ellipsis at the width.
@@ -376,8 +381,12 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             shown = value if isinstance(value, str) else compact_json(value)
             b.text(f"{key}: {shown}", limit=2)
     elif isinstance(env, Message):
-        op = ctx.op_by_message.get(env.line)
-        if env.role == "tool":
+        # Counting, a heading is one row whatever it says: the operation lookups
+        # it needs (each reads other lines back) are skipped.
+        if b.count_only:
+            b.counted_head()
+        elif env.role == "tool":
+            op = ctx.op_by_message.get(env.line)
             tool = op.tool if op is not None else ""
             extra = f"← {tool}  call {short_id(env.tool_call_id, 16)}"
             if ctx.analysis is not None:
@@ -387,14 +396,21 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             b.head(_role_head(p, env.role, env))
         b.content(env.line, env.role, env.content)
         for call in env.tool_calls:
-            call_op = ctx.op_by_call.get((env.line, call.id))
-            head = Text("  ⚙ ", style=p.strong)
-            head.append(visible(call.name) or "?", style=p.tool_name)
-            head.append(f"  call {visible(short_id(call.id, 16))}", style=p.dim)
-            if ctx.analysis is not None:
-                head.append(f" · {describe_op(call_op)}", style=_op_style(p, call_op))
-            b.head(head)
+            if b.count_only:
+                b.counted_head()
+            else:
+                call_op = ctx.op_by_call.get((env.line, call.id))
+                head = Text("  ⚙ ", style=p.strong)
+                head.append(visible(call.name) or "?", style=p.tool_name)
+                head.append(f"  call {visible(short_id(call.id, 16))}", style=p.dim)
+                if ctx.analysis is not None:
+                    head.append(f" · {describe_op(call_op)}", style=_op_style(p, call_op))
+                b.head(head)
             b.text(call.arguments, indent=6, limit=3)
+    elif isinstance(env, ToolDispatched) and b.count_only:
+        b.counted_head()
+        args = env.arguments
+        b.text(args if isinstance(args, str) else compact_json(args), indent=4, limit=1)
     elif isinstance(env, ToolDispatched):
         op = ctx.op_by_dispatch.get(env.line)
         head = Text("dispatch ", style=p.envelope)
@@ -410,15 +426,18 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             args if isinstance(args, str) else compact_json(args), style=p.dim, indent=4, limit=1
         )
     elif isinstance(env, ToolSettled):
-        op = ctx.op_by_settle.get(env.line)
-        head = Text("settle ", style=p.envelope)
-        head.append(visible(op.tool if op is not None else ""), style=p.tool_name)
-        words = env.outcome or "?"
-        if env.duration is not None:
-            words += f" in {env.duration:.3g}s"
-        head.append(f"  {visible(words)}", style=p.bad if env.outcome != "completed" else p.ok)
-        head.append(f"  op {visible(short_id(env.op_id))}", style=p.dim)
-        b.head(head)
+        if b.count_only:
+            b.counted_head()
+        else:
+            op = ctx.op_by_settle.get(env.line)
+            head = Text("settle ", style=p.envelope)
+            head.append(visible(op.tool if op is not None else ""), style=p.tool_name)
+            words = env.outcome or "?"
+            if env.duration is not None:
+                words += f" in {env.duration:.3g}s"
+            head.append(f"  {visible(words)}", style=p.bad if env.outcome != "completed" else p.ok)
+            head.append(f"  op {visible(short_id(env.op_id))}", style=p.dim)
+            b.head(head)
         if env.error:
             b.text("error: " + env.error, style=p.bad, indent=4, limit=2)
         if env.reason:
@@ -611,7 +630,7 @@ class ModelSource:
         self.ctx = ctx
         self._line_index: dict[int, int] | None = None
 
-    def _replay(self) -> Sequence[ReplayEntry]:
+    def _replay(self) -> Replay | Sequence[ReplayEntry]:
         analysis = self.ctx.analysis
         return analysis.replay if isinstance(analysis, Analysis) else ()
 
@@ -626,8 +645,8 @@ class ModelSource:
         p = b.palette
         head = Text("model view", style=p.heading)
         analysis = self.ctx.analysis
-        summaries = sum(1 for e in replay if e.summary)
-        stubs = sum(1 for e in replay if e.stub is not None)
+        summaries = replay.summary_count() if isinstance(replay, Replay) else 0
+        stubs = replay.stub_count() if isinstance(replay, Replay) else 0
         if isinstance(analysis, SessionAnalysis):
             head.append(f"  not replayed for a {analysis.format.label}", style=p.dim)
         else:
@@ -656,7 +675,8 @@ class ModelSource:
         """One replayed message: role, where it came from, and the content sent."""
         if index == 0:
             return self._preamble(expand, count_only)
-        entry = self._replay()[index - 1]
+        replay = self._replay()
+        entry = replay.slot(index - 1) if isinstance(replay, Replay) else replay[index - 1]
         # Keyed by the block index (what the view toggles), not the replay index.
         b = RowBuilder(self.view, index, entry.line, self.ctx, expand, count_only=count_only)
         length = self.transcript.line_length(entry.line)
@@ -672,37 +692,81 @@ class ModelSource:
         msg = parsed if isinstance(parsed, Message) else None
         if entry.summary:
             summary = parsed.summary if isinstance(parsed, Compaction) else ""
-            summary_note = "compaction summary, replacing earlier turns"
-            b.head(_role_head(b.palette, "user", None, summary_note))
+            if b.count_only:
+                b.counted_head()
+            else:
+                summary_note = "compaction summary, replacing earlier turns"
+                b.head(_role_head(b.palette, "user", None, summary_note))
             b.text(summary)
         else:
-            extra = "content replaced by an elision stub" if entry.stub is not None else ""
-            if entry.role == "tool" and msg is not None:
-                extra = (extra + "  " if extra else "") + f"call {short_id(msg.tool_call_id, 16)}"
-            b.head(_role_head(b.palette, entry.role, msg, extra))
+            if b.count_only:
+                b.counted_head()
+            else:
+                extra = "content replaced by an elision stub" if entry.stub is not None else ""
+                if entry.role == "tool" and msg is not None:
+                    call_id = short_id(msg.tool_call_id, 16)
+                    extra = (extra + "  " if extra else "") + f"call {call_id}"
+                b.head(_role_head(b.palette, entry.role, msg, extra))
             if entry.stub is not None:
                 b.text(entry.stub)
             elif msg is not None:
                 b.content(entry.line, entry.role, msg.content)
                 for call in msg.tool_calls:
-                    p = b.palette
-                    head = Text("  ⚙ ", style=p.strong)
-                    head.append(visible(call.name) or "?", style=p.tool_name)
-                    head.append(f"  call {visible(short_id(call.id, 16))}", style=p.dim)
-                    b.head(head)
+                    if b.count_only:
+                        b.counted_head()
+                    else:
+                        p = b.palette
+                        head = Text("  ⚙ ", style=p.strong)
+                        head.append(visible(call.name) or "?", style=p.tool_name)
+                        head.append(f"  call {visible(short_id(call.id, 16))}", style=p.dim)
+                        b.head(head)
                     b.text(call.arguments, indent=6, limit=3)
             else:
                 b.text("(this line no longer parses as a message)", style=b.palette.bad)
         return b.block()
 
+    def counts_from_file(
+        self, start: int, stop: int, file_counts: Sequence[int], reshaped: Container[int]
+    ) -> list[int]:
+        """Row counts of blocks [start, stop), a plain entry's taken from its line's file block.
+
+        A replayed message shown as written (no summary, no stub) is built
+        from its line exactly as the file view builds that line, heading
+        aside (one row in both), except for what only the file view adds —
+        the line's findings — and what either view changed — an expanded
+        block or an artifact spliced in (`reshaped`). Every other entry's
+        count is its own file block's, already counted; the rest are built.
+        Counting a big transcript's model view is then a lookup a block, not
+        a parse. The tests hold every fixture's counts to the built blocks'.
+        """
+        replay = self._replay()
+        if not isinstance(replay, Replay):
+            return [self.build(i, count_only=True).count for i in range(start, stop)]
+        lines = replay.entry_lines()
+        plain = replay.is_plain
+        out: list[int] = []
+        add = out.append
+        for i in range(start, stop):
+            line = lines[i - 1] if i > 0 else 0
+            if i > 0 and line <= len(file_counts) and line not in reshaped and plain(i - 1):
+                add(file_counts[line - 1])
+            else:
+                add(self.build(i, count_only=True).count)
+        return out
+
     def line_of(self, index: int) -> int:
         """The source line of block `index` (0 for the preamble)."""
-        return self._replay()[index - 1].line if index > 0 else 0
+        if index <= 0:
+            return 0
+        replay = self._replay()
+        return replay.line_at(index - 1) if isinstance(replay, Replay) else replay[index - 1].line
 
     def index_of_line(self, line: int) -> int | None:
         """The block of the replay entry from `line`, if it is still in the conversation."""
         if self._line_index is None:
-            self._line_index = {e.line: i + 1 for i, e in enumerate(self._replay())}
+            replay = self._replay()
+            lines = replay.entry_lines() if isinstance(replay, Replay) else [e.line for e in replay]
+            self._line_index = {n: i + 1 for i, n in enumerate(lines)}
         return self._line_index.get(line)
 
 

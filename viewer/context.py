@@ -141,11 +141,17 @@ class AnalysisState:
         """The latest analysis, or None before the first one lands."""
         return self.index.analysis
 
-    def adopt(self, analysis: Analysis | SessionAnalysis) -> set[int]:
-        """Take a new analysis; returns the lines whose blocks may change height."""
+    def adopt(
+        self, analysis: Analysis | SessionAnalysis, checks: Mapping[str, FileCheck] | None = None
+    ) -> set[int]:
+        """Take a new analysis; returns the lines whose blocks may change height.
+
+        The file checks recorded so far carry over (or `checks`, for a copy of
+        another state made elsewhere: the pass server's layout).
+        """
         old_index, old_ledger = self.index, self.ledger
         self.index = AnalysisIndex.build(analysis)
-        carried = old_ledger.checks if old_ledger is not None else None
+        carried = old_ledger.checks if old_ledger is not None else checks
         self.ledger = VerificationLedger(analysis, carried)
         changed = old_index.lines_with_markers() | self.index.lines_with_markers()
         changed |= self.ledger.finding_lines()
@@ -219,6 +225,18 @@ class Expansion:
 
     def __contains__(self, key: object) -> bool:
         return key in self._keys
+
+    def block_keys(self) -> set[BlockKey]:
+        """A copy of the expanded blocks' keys (copied whole: safe from a worker thread)."""
+        return set(self._keys)
+
+    def artifact_keys(self) -> set[tuple[str, SiteKey]]:
+        """A copy of the (view, marker) pairs whose artifact is shown inline."""
+        return set(self._artifacts)
+
+    def shapes(self, view: str) -> bool:
+        """Whether any block of `view` is expanded or shows an artifact (not the default look)."""
+        return any(k.view == view for k in self._keys) or any(v == view for v, _ in self._artifacts)
 
     def toggle(self, key: BlockKey) -> bool:
         """Expand a collapsed block or collapse an expanded one; True if now expanded."""
@@ -351,6 +369,33 @@ class BlockContext:
     def is_open(self, key: SiteKey) -> bool:
         """Whether marker `key`'s artifact is open inline (in either view)."""
         return key in self._artifacts
+
+    def finding_lines(self) -> set[int]:
+        """Lines that show findings on their own rows (the ledger's, as now)."""
+        ledger = self._state.ledger
+        return ledger.finding_lines() if ledger is not None else set()
+
+    def file_checks(self) -> dict[str, FileCheck]:
+        """A copy of the file checks recorded so far (for a layout made elsewhere)."""
+        ledger = self._state.ledger
+        return dict(ledger.checks) if ledger is not None else {}
+
+    def reshaped_lines(self, views: Callable[[str, int], int | None]) -> set[int]:
+        """Transcript lines whose block in some view is expanded or shows an artifact.
+
+        `views(view, block)` gives a view's block's line (None: not a line).
+        """
+        out = {site.line for _, site in self._expansion.artifact_keys()}
+        for key in self._expansion.block_keys():
+            line = views(key.view, key.block)
+            if line is not None:
+                out.add(line)
+        return out
+
+    def default_look(self, view: str) -> bool:
+        """Whether every block of `view` looks as it does when first opened (none
+        expanded, no artifact spliced in): what the pass server can lay out."""
+        return not self._expansion.shapes(view)
 
     def is_expanded(self, key: BlockKey) -> bool:
         """Whether a block is shown whole."""

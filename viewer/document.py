@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from itertools import accumulate
 
 from textual.cache import LRUCache
@@ -78,10 +78,13 @@ class Document:
         self.starts.extend(accumulate(counts, initial=self.starts[-1]))
         # accumulate() repeats its initial value first: drop that duplicate.
         del self.starts[len(self.counts) - len(counts)]
-        for index in sorted(i for i in self.dirty if i < len(self.counts)):
-            self.dirty.discard(index)
-            self.rebuild(index)
         return True
+
+    def take_dirty(self) -> list[int]:
+        """The dirty blocks that are laid out now, no longer dirty: the caller recounts them."""
+        laid_out = sorted(i for i in self.dirty if i < len(self.counts))
+        self.dirty.difference_update(laid_out)
+        return laid_out
 
     def truncate(self, blocks: int) -> None:
         """Drop blocks from `blocks` on (a partially written last line is laid out again)."""
@@ -132,6 +135,33 @@ class Document:
                 self._cache[index] = blk
                 if blk.count != self.counts[index]:
                     self._set_count(index, blk.count)
+        return True
+
+    def is_cached(self, index: int) -> bool:
+        """Whether block `index` is built and cached (its count is then its own)."""
+        return index in self._cache
+
+    def set_counts(self, counts: Mapping[int, int]) -> bool:
+        """Take new counts of laid-out, uncached blocks at once; True if any changed.
+
+        One prefix-sum pass from the first change, however many: a million-line
+        document takes a thousand badge changes in one pass, not a thousand.
+        A cached block keeps its own count (it was built after these were taken).
+        """
+        changed = {
+            i: n
+            for i, n in counts.items()
+            if i < len(self.counts) and i not in self._cache and self.counts[i] != n
+        }
+        if not changed:
+            return False
+        for i, n in changed.items():
+            self.counts[i] = n
+        first = min(changed)
+        self.starts[first:] = array(
+            "q", accumulate(self.counts[first:], initial=self.starts[first])
+        )
+        self.version += 1
         return True
 
     def _set_count(self, index: int, count: int) -> None:

@@ -10,7 +10,7 @@ Headless: a test drives it without an App.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -96,3 +96,16 @@ class LoadState:
     def polled(self) -> None:
         """A poll delivered what was appended."""
         self.poll = Run.IDLE
+
+
+@dataclass
+class FoundSoFar:
+    """Lines the first analysis has reported before it is done (`LinesFound`).
+
+    A person who sees a marker on the first screen presses `n` at once; on a
+    big file the analysis takes seconds, so `n` and `p` step through what the
+    batches read so far have found instead of saying nothing is known.
+    """
+
+    markers: set[int] = field(default_factory=set)
+    problems: set[int] = field(default_factory=set)

@@ -44,16 +44,17 @@ from transcript_view.viewer.fileview import ArtifactScreen
 from transcript_view.viewer.header import NEW_LINES_META, TranscriptHeader, words_for
 from transcript_view.viewer.inline import Closed, Index, InlineArtifacts, Refused, opened_name
 from transcript_view.viewer.keys import Owner, bindings, help_rows
-from transcript_view.viewer.load import LoadState, Phase
+from transcript_view.viewer.load import FoundSoFar, LoadState, Phase
 from transcript_view.viewer.messages import (
     AnalysisFailed,
     AnalysisReady,
     Appended,
-    ArtifactChecked,
     ArtifactGrew,
     ArtifactOpened,
     ArtifactOpenFailed,
+    ArtifactsChecked,
     IndexProgress,
+    LinesFound,
     OrphansFound,
     Progress,
 )
@@ -111,6 +112,8 @@ class TranscriptScreen(Screen[None]):
         self.following = False
         self._follow_timer: Timer | None = None
         self._analyser: Analyser | None = None
+        self._found = FoundSoFar()
+        """Markers and line problems the first analysis found so far (`LinesFound`)."""
 
     # -- composition ---------------------------------------------------------------------------
 
@@ -247,6 +250,11 @@ class TranscriptScreen(Screen[None]):
         if self.analysis is None and self.load.phase is Phase.READING:
             self._show_phase(msg.done, msg.total)
 
+    def on_lines_found(self, msg: LinesFound) -> None:
+        """More of the file is read: its markers and bad lines can be stepped to already."""
+        self._found.markers.update(msg.markers)
+        self._found.problems.update(msg.problems)
+
     def on_analysis_failed(self, msg: AnalysisFailed) -> None:
         """Say so; the file view keeps working without operation states."""
         self.load.analysis_failed()
@@ -273,15 +281,16 @@ class TranscriptScreen(Screen[None]):
         if again and self.transcript is not None:
             self._analyse(self.transcript, self._analyser)
 
-    def on_artifact_checked(self, msg: ArtifactChecked) -> None:
-        """One file hashed: the ledger takes it; the markers it changed are repainted."""
+    def on_artifacts_checked(self, msg: ArtifactsChecked) -> None:
+        """Files hashed: the ledger takes them; the markers they changed are redrawn."""
         self.header.done, self.header.total = msg.done, msg.total
-        changed = self.state.record(msg.check)
+        changed: set[int] = set()
         ledger = self.state.ledger
-        if ledger is not None:
-            self.artifacts.checked(msg.check, ledger.state)
-        for line in changed:
-            self.view.rebuild_line(line)
+        for check in msg.checks:
+            changed.update(self.state.record(check))
+            if ledger is not None:
+                self.artifacts.checked(check, ledger.state)
+        self.view.lines_changed(sorted(changed))
         self._update_counts()
 
     def on_orphans_found(self, msg: OrphansFound) -> None:
@@ -460,6 +469,12 @@ class TranscriptScreen(Screen[None]):
 
     # -- search --------------------------------------------------------------------------------
 
+    def on_transcript_view_search_advanced(self, msg: TranscriptView.SearchAdvanced) -> None:
+        """The view's search moved on: how far through the file, and the hits so far."""
+        percent = msg.done * 100 // msg.total if msg.total else 0
+        found = f"{msg.hits:,} hit{'s' if msg.hits != 1 else ''} so far"
+        self.header.search_status = f"/{msg.query}: searching {percent}% ({found})"
+
     def on_transcript_view_search_finished(self, msg: TranscriptView.SearchFinished) -> None:
         """The view's search is done: say how many blocks matched."""
         n = msg.count
@@ -579,7 +594,7 @@ class TranscriptScreen(Screen[None]):
         view = self.view
         if view.search_query:
             if not view.hits:
-                self._say("No hits.")
+                self._say("No hits so far; still searching." if view.search_running else "No hits.")
             else:
                 step = view.step_hit(forward)
                 if step == "wrapped":
@@ -588,10 +603,11 @@ class TranscriptScreen(Screen[None]):
                     self._say("No hit to go to (a hit may span two rows).")
             return
         analysis = self.analysis
-        if analysis is None:
-            self._say("Still reading the transcript; markers are not known yet.")
+        if analysis is None and not self._found.markers:
+            self._say("Still reading the transcript; no marker found yet.")
             return
-        blocks = self._blocks_of_lines(sorted({s.line for s in analysis.sites}))
+        lines = self._found.markers if analysis is None else {s.line for s in analysis.sites}
+        blocks = self._blocks_of_lines(sorted(lines))
         seen: set[SiteKey] = set()
 
         def first_row_of_marker(row: Row) -> bool:
@@ -601,7 +617,10 @@ class TranscriptScreen(Screen[None]):
             return True
 
         if not view.jump(blocks, forward, first_row_of_marker):
-            self._say("No more markers " + ("below." if forward else "above."))
+            said = "No more markers " + ("below." if forward else "above.")
+            if analysis is None:
+                said = f"No more markers {'below' if forward else 'above'} in the part read so far."
+            self._say(said)
 
     def action_next_problem(self) -> None:
         """Next bad line, finding, or marker that did not verify."""
@@ -613,11 +632,13 @@ class TranscriptScreen(Screen[None]):
 
     def _step_problem(self, forward: bool) -> None:
         ledger = self.state.ledger
-        lines = ledger.problem_lines() if ledger is not None else []
+        lines = ledger.problem_lines() if ledger is not None else sorted(self._found.problems)
         blocks = self._blocks_of_lines(lines)
         if self.view.jump(blocks, forward, self.view.is_problem_row):
             return
-        if ledger is None:
+        if ledger is None and blocks:
+            said = f"No more problems {'below' if forward else 'above'} in the part read so far."
+        elif ledger is None:
             said = "No problems found so far: the transcript is still being read."
         elif blocks:
             said = "No more problems " + ("below." if forward else "above.")

@@ -72,6 +72,18 @@ class AnalysisReady(Message):
 
 
 @dataclass
+class LinesFound(Message):
+    """What the analysis has found so far, before it is done: `n` and `p` step through it.
+
+    The lines of the markers and of the line problems of the batches read
+    since the last such message (a line may come twice if the pass restarts).
+    """
+
+    markers: list[int]
+    problems: list[int]
+
+
+@dataclass
 class AnalysisFailed(Message):
     """The analysis pass raised; shown to the user, the file view stays usable."""
 
@@ -79,13 +91,31 @@ class AnalysisFailed(Message):
 
 
 @dataclass
-class ArtifactChecked(Message):
-    """One artifact file was hashed (or found missing or unreadable)."""
+class ArtifactsChecked(Message):
+    """Artifact files hashed since the last such message (or found missing or unreadable).
 
-    name: str
-    check: FileCheck
+    Batched by time: thousands of small artifacts hash in a second, and a
+    message each (a ledger update, a header repaint, a block rebuilt) kept the
+    UI busy for longer than the hashing took.
+    """
+
+    checks: list[FileCheck]
     done: int
     total: int
+
+
+@dataclass
+class Recounted(Message):
+    """Row counts of blocks whose look changed, counted off the UI thread.
+
+    `request` is the view's recount request the counts answer (a block asked
+    for again later takes only the later answer).
+    """
+
+    view: str
+    generation: int
+    request: int
+    counts: dict[int, int]
 
 
 @dataclass
@@ -137,4 +167,20 @@ class SearchDone(Message):
 
     view: str
     query: str
+    blocks: list[int]
+    token: int = 0
+    """Which search of the view this is (`TranscriptView.search` counts them): a newer
+    one, or the same query searched again, supersedes it."""
+
+
+@dataclass
+class SearchProgress(Message):
+    """A search is `done` bytes into the `total` it reads; `blocks` are the hits found
+    since the last such message (in document order). A few a second at most."""
+
+    view: str
+    query: str
+    token: int
+    done: int
+    total: int
     blocks: list[int]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from rich.style import Style
 from textual import events, on, work
@@ -33,15 +33,26 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from transcript_view.core import parallel
+from transcript_view.core.analysis import Analysis
+from transcript_view.core.envelopes import Elision
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.records import SiteKey
+from transcript_view.core.search import candidate_lines
 from transcript_view.core.transcript import Transcript
+from transcript_view.viewer.background import count_job
 from transcript_view.viewer.blocks import EmptySource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
 from transcript_view.viewer.document import Document, layout_counts
 from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
-from transcript_view.viewer.messages import BlocksBuilt, LayoutChunk, SearchDone
+from transcript_view.viewer.messages import (
+    BlocksBuilt,
+    LayoutChunk,
+    Recounted,
+    SearchDone,
+    SearchProgress,
+)
 from transcript_view.viewer.pacing import give_way
 from transcript_view.viewer.palette import (
     PALETTE_CLASSES,
@@ -49,13 +60,15 @@ from transcript_view.viewer.palette import (
     component_class,
     component_style,
 )
-from transcript_view.viewer.rows import InlineArtifact, Row
+from transcript_view.viewer.rows import GUTTER, InlineArtifact, Row
 
 #: Blocks laid out per posted chunk: small enough that the first screen appears
 #: at once, large enough that a million lines are not a million messages.
 LAYOUT_CHUNK = 400
 #: Seconds between layout messages after the first one.
 LAYOUT_POST_SECONDS = 0.25
+#: Blocks left to count above which the pass server counts them (when there is one).
+SERVER_LAYOUT_BLOCKS = 20_000
 
 HitStep = Literal["moved", "wrapped", "none"]
 """What stepping to the next search hit did: moved on, wrapped round the end, or found none."""
@@ -212,6 +225,13 @@ class TranscriptView(ScrollView, can_focus=True):
         self._prefetch_token = 0
         self._search_token = 0
         self._anchor: Anchor | None = None
+        self._server_layout_failed = False
+        self.search_running = False
+        """A search is reading the file (its hits so far are in `hits`)."""
+        self._recount_request = 0
+        self._recount_asked: dict[tuple[str, int], int] = {}
+        """(view, block) -> the latest recount request that asked for its count."""
+        """The pass server failed a layout once: count in-process from then on."""
         self._landing: tuple[str, SiteKey] | None = None
         """(view, marker) whose artifact was just asked for: when its rows arrive the
         cursor lands on the first byte the model never saw (`_land`)."""
@@ -297,15 +317,40 @@ class TranscriptView(ScrollView, can_focus=True):
 
     @work(thread=True, group="layout")
     def _layout(self, doc: Document, generation: int, start: int) -> None:
-        """Count rows of blocks from `start` while the source has more (a thread worker)."""
+        """Count rows of blocks from `start` while the source has more (a thread worker).
+
+        The first screens are counted here; the rest of a big transcript is
+        handed to the pass server when it is free (`_server_counts`).
+        """
         worker = get_current_worker()
         i = pending_start = start
         pending: list[int] = []
         posted = time.monotonic()
-        while not worker.is_cancelled and generation == doc.generation:
-            stop = min(doc.source.available(), i + LAYOUT_CHUNK)
+
+        def current() -> bool:
+            return not worker.is_cancelled and generation == doc.generation
+
+        derive = self._model_from_file(doc)
+        step = LAYOUT_CHUNK * 50 if derive is not None else LAYOUT_CHUNK
+        while current():
+            available = doc.source.available()
+            stop = min(available, i + step)
             if i >= stop:
                 break
+            if derive is not None:
+                pending.extend(derive(i, stop))
+                i = stop
+                give_way()
+                continue
+            if i > start and self._hand_over(doc, available - i):
+                if pending:
+                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+                    pending_start, pending = i, []
+                reached = self._server_counts(doc, generation, i, current)
+                if reached is None:
+                    break  # the server could not: counted here after all (next kick)
+                i = pending_start = reached
+                continue
             pending.extend(layout_counts(doc.source, i, stop, lambda: worker.is_cancelled))
             i = stop
             give_way()
@@ -315,6 +360,97 @@ class TranscriptView(ScrollView, can_focus=True):
                 self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
                 pending_start, pending, posted = i, [], time.monotonic()
         self.post_message(LayoutChunk(doc.view, generation, pending_start, pending, done=True))
+
+    def _model_from_file(self, doc: Document) -> Callable[[int, int], list[int]] | None:
+        """How to count the model view from the file view's counts, if they are all known.
+
+        Most replayed messages are their line's file block row for row
+        (`ModelSource.counts_from_file`), so once the file view is laid out at
+        this width the model view is a lookup per block instead of a parse.
+        """
+        source, file_doc = doc.source, self.file_doc
+        if not isinstance(source, ModelSource) or file_doc.laying_out or file_doc.dirty:
+            return None
+        if file_doc.width != self.ctx.width or file_doc.blocks != file_doc.source.available():
+            return None
+
+        def line_of(view: str, block: int) -> int | None:
+            if view == "file":
+                return block + 1
+            return source.line_of(block) if 0 < block < source.available() else None
+
+        reshaped = self.ctx.finding_lines() | self.ctx.reshaped_lines(line_of)
+        counts = file_doc.counts
+        return lambda first, last: source.counts_from_file(first, last, counts, reshaped)
+
+    def _hand_over(self, doc: Document, remaining: int) -> bool:
+        """Whether to count the rest of `doc` in the pass server instead of this process.
+
+        Only for many blocks, once the line index is whole and the analysis is
+        on show (the file view before it is counted here, so the server is
+        free for the analysis), when the server is not busy, and while every
+        block of the view has its default look (what the server can know).
+        """
+        server = parallel.server()
+        if server is None or server.busy or remaining < SERVER_LAYOUT_BLOCKS:
+            return False
+        if self.ctx.analysis is None or self._server_layout_failed:
+            return False
+        if not self.ctx.default_look(doc.view):
+            return False  # an expanded block or an open artifact: only this process knows
+        source = doc.source
+        return not isinstance(source, FileSource) or (
+            source.index_complete and not source.following
+        )
+
+    def _server_counts(
+        self, doc: Document, generation: int, start: int, current: Callable[[], bool]
+    ) -> int | None:
+        """Count blocks `start…` in the pass server, posting them as `LayoutChunk`s.
+
+        Returns where the counts reached, or None if the server failed (the
+        view then counts in-process, as it did before servers).
+        """
+        server = parallel.server()
+        assert server is not None and self.transcript is not None
+        reached = start
+        pending: list[int] = []
+        pending_start = start
+        posted = time.monotonic()
+
+        def on_event(kind: str, value: Any) -> bool:
+            nonlocal reached, pending, pending_start, posted
+            if not current():
+                return False
+            first, counts = value
+            if first != reached:  # never: the job counts in order
+                return False
+            pending.extend(counts)
+            reached += len(counts)
+            if time.monotonic() - posted >= LAYOUT_POST_SECONDS:
+                self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+                pending_start, pending, posted = reached, [], time.monotonic()
+            return True
+
+        try:
+            server.run(
+                count_job,
+                self.transcript,
+                doc.view,
+                self.ctx.format,
+                self.ctx.width,
+                self.ctx.analysis,
+                self.ctx.file_checks(),
+                start,
+                on_event=on_event,
+            )
+        except (OSError, parallel.PassFailed):
+            self._server_layout_failed = True
+        if pending:
+            self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+        if self._server_layout_failed and reached == start:
+            return None
+        return reached
 
     def on_layout_chunk(self, msg: LayoutChunk) -> None:
         """Row counts from a layout worker, for the document they were counted for."""
@@ -329,8 +465,8 @@ class TranscriptView(ScrollView, can_focus=True):
         """Take a layout worker's counts into `doc` (called on the UI thread)."""
         if chunk.generation != doc.generation:
             return
-        if chunk.counts:
-            doc.extend(chunk.start, chunk.counts)
+        if chunk.counts and doc.extend(chunk.start, chunk.counts):
+            self._recount_indexes(doc, doc.take_dirty())
         if chunk.done:
             doc.laying_out = False
             self.kick_layout(doc)
@@ -446,16 +582,13 @@ class TranscriptView(ScrollView, can_focus=True):
             self.refresh()
 
     def refresh_blocks(self, doc: Document, lines: list[int]) -> None:
-        """New analysis: repaint every block, rebuild those that may change height.
+        """New analysis: repaint every block, recount those that may change height.
 
         The cursor stays on the same row of the same block.
         """
         anchor = self._make_anchor() if doc is self.doc and doc.total_rows else None
         doc.invalidate()
-        for line in lines:
-            index = doc.source.index_of_line(line)
-            if index is not None:
-                doc.rebuild(index)
+        self._recount_lines(doc, lines)
         if doc is not self.doc:
             return
         self._strips.clear()
@@ -538,6 +671,74 @@ class TranscriptView(ScrollView, can_focus=True):
         if self.search_query:
             self.search(self.search_query)
         return True
+
+    def lines_changed(self, lines: list[int]) -> None:
+        """Transcript `lines` look different (badges, findings): redraw them in both views.
+
+        Blocks on screen (cached) are rebuilt at once; the others are counted
+        again in a worker (`Recounted`), so thousands of badges turning at the
+        end of a check cost the UI thread a set of line numbers, not a build
+        each. Until a count lands, a block built on the way (scrolled to)
+        corrects its own count.
+        """
+        for doc in (self.file_doc, self.model_doc):
+            if doc is not None:
+                self._recount_lines(doc, lines)
+        if self._strips:
+            self._strips.clear()
+        self._update_size()
+        self.refresh()
+        self._land()
+
+    def _recount_lines(self, doc: Document, lines: list[int]) -> None:
+        indexes = [doc.source.index_of_line(line) for line in lines]
+        self._recount_indexes(doc, [i for i in indexes if i is not None])
+
+    def _recount_indexes(self, doc: Document, indexes: list[int]) -> None:
+        """Blocks `indexes` changed: cached ones rebuilt now, the rest counted in a worker."""
+        later: list[int] = []
+        for index in indexes:
+            if index >= doc.blocks or doc.is_cached(index):
+                doc.rebuild(index)  # built now, or marked dirty for when it is laid out
+            else:
+                doc.invalidate([index])
+                later.append(index)
+        if later:
+            self._recount_request += 1
+            for index in later:
+                self._recount_asked[(doc.view, index)] = self._recount_request
+            self._recount(doc, doc.generation, self._recount_request, later)
+
+    @work(thread=True, group="recount")
+    def _recount(self, doc: Document, generation: int, request: int, indexes: list[int]) -> None:
+        """Count the rows of blocks whose look changed (a thread worker)."""
+        worker = get_current_worker()
+        counts: dict[int, int] = {}
+        for n, index in enumerate(indexes):
+            if worker.is_cancelled or generation != doc.generation:
+                return
+            if index < doc.source.available():
+                counts[index] = doc.source.build(index, count_only=True).count
+            if n % 64 == 63:
+                give_way()
+        self.post_message(Recounted(doc.view, generation, request, counts))
+
+    def on_recounted(self, msg: Recounted) -> None:
+        """Counts of changed blocks: taken where no later request asked for them again."""
+        msg.stop()
+        doc = self.file_doc if msg.view == "file" else self.model_doc
+        if doc is None or msg.generation != doc.generation:
+            return
+        asked = self._recount_asked
+        latest = {}
+        for index, count in msg.counts.items():
+            if asked.get((msg.view, index)) == msg.request:
+                del asked[(msg.view, index)]
+                latest[index] = count
+        if doc.set_counts(latest) and doc is self.doc:
+            self._strips.clear()
+            self._update_size()
+            self.refresh()
 
     def rebuild_line(self, line: int) -> None:
         """Transcript `line` looks different (badge, open artifact): rebuild it in both views.
@@ -654,10 +855,13 @@ class TranscriptView(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         text = row.text
         query = self.search_query
-        if query:
+        searched = self.search_text(row) if query else ""
+        if searched:
+            # Only what search looks at is marked: never the gutter's line number.
+            skip = len(text.plain) - len(searched)
             plain = text.plain.casefold()
             needle = query.casefold()
-            at = plain.find(needle)
+            at = plain.find(needle, skip)
             if at != -1:
                 text = text.copy()
                 while at != -1:
@@ -893,64 +1097,206 @@ class TranscriptView(ScrollView, can_focus=True):
         )
 
     # -- search ------------------------------------------------------------------------------
+    #
+    # A search finds the transcript's text, never the viewer's own words. A block is a hit
+    # when its transcript line can hold the query (`core.search.candidate_lines`, a scan
+    # of the file's bytes: the line's JSON strings, decoded and casefolded, hold it
+    # casefolded) and one of the block's own rows, inline artifacts left out, shows it
+    # (`search_text`: the row without its line-number gutter, casefolded; rows that are
+    # only the viewer's words, "… N more lines", findings, the big-line label, never).
+    # A badge or a heading's label on such a line is matched with the row it is on; on
+    # any other line it is never found (searching "42" no longer stops at line 42's
+    # number, "verified" no longer at every badge). Only the candidates' blocks are
+    # built, so a rare word costs the scan: about half a second per 256 MiB.
+
+    #: Row kinds that hold only the viewer's words (or an inline artifact's rows).
+    SEARCH_SKIPS: ClassVar[frozenset[str]] = frozenset(
+        {"more", "finding", "finding-wrap", "bigline", "art-head", "art", "art-end"}
+    )
+    #: Seconds between a search's progress messages.
+    SEARCH_POST_SECONDS: ClassVar[float] = 0.2
+
+    _search_landed = False
+    """Whether the running search has put the cursor on a hit yet (or `n` / `N` did)."""
+
+    @dataclass
+    class SearchAdvanced(Message):
+        """A search is under way: `done` of `total` bytes read, `hits` blocks found so far."""
+
+        query: str
+        done: int
+        total: int
+        hits: int
+
+    @classmethod
+    def search_text(cls, row: Row) -> str:
+        """What search looks at in a row: its text without the gutter ("" for the viewer's
+        own rows). Case is the caller's to fold."""
+        if row.kind in cls.SEARCH_SKIPS:
+            return ""
+        plain = row.text.plain
+        if row.line > 0:
+            number = f"{row.line:>{GUTTER - 1}} "
+            if plain.startswith(number):
+                return plain[len(number) :]
+        return plain[GUTTER:] if plain.startswith(" " * GUTTER) else plain
 
     def search(self, query: str) -> None:
-        """Find every block of the current document that contains `query`, in a worker."""
+        """Find every block of the current document that shows `query`, in a worker.
+
+        Hits arrive while it runs (`SearchProgress`): `n` / `N` step through
+        those found so far, and in the file view, where hits come in document
+        order, the cursor goes to the first one below it as soon as it is found.
+        """
         self._landing = None
         self.search_query = query
         self.hits = []
         self._search_token += 1
+        self._search_landed = False
+        self.search_running = bool(query)
         if query:
             self._search(self.doc, query, self._search_token)
 
     @work(thread=True, group="search")
     def _search(self, doc: Document, query: str, token: int) -> None:
-        """Look through every laid-out block's full (uncollapsed) text.
+        """Scan the transcript for lines that can hold `query`; build only their blocks.
 
-        A newer search supersedes this one through `token` (not cancellation).
+        A newer search (or a view switch, which searches again) supersedes this
+        one through `token`; the scan stops at its next chunk.
         """
         worker = get_current_worker()
+        transcript = self.transcript
+
+        def superseded() -> bool:
+            return worker.is_cancelled or token != self._search_token
+
         needle = query.casefold()
-        found: list[int] = []
-        for i in range(doc.blocks):
-            if worker.is_cancelled or token != self._search_token:
-                return
-            if i % 256 == 255:
-                give_way()
-            block = doc.source.build(i, expand=True)
-            if any(needle in r.text.plain.casefold() for r in block.text_rows()):
-                found.append(i)
-        self.post_message(SearchDone(doc.view, query, found))
+        source = doc.source
+        limit = source.available()
+        hits: list[int] = []
+        fresh: list[int] = []
+        count = transcript.line_count if transcript is not None else 0
+        reach = [0, transcript.line_span(count)[1] if transcript is not None and count else 0]
+        posted = time.monotonic()
+
+        def progress(done: int, total: int) -> None:
+            nonlocal posted
+            reach[0], reach[1] = max(reach[0], done), total
+            give_way()
+            now = time.monotonic()
+            if now - posted >= self.SEARCH_POST_SECONDS and not superseded():
+                posted = now
+                blocks = sorted(set(fresh))
+                fresh.clear()
+                self.post_message(
+                    SearchProgress(doc.view, query, token, reach[0], reach[1], blocks)
+                )
+
+        lines = (
+            candidate_lines(transcript, query, progress=progress, cancelled=superseded)
+            if transcript is not None
+            else iter(())
+        )
+        for n, line in enumerate(lines, start=1):
+            for index in self._search_blocks_of_line(doc, line):
+                if index >= limit:
+                    continue
+                rows = source.build(index, expand=True).text_rows()
+                if any(needle in self.search_text(row).casefold() for row in rows):
+                    hits.append(index)
+                    fresh.append(index)
+            if n % 64 == 0 and transcript is not None:
+                progress(transcript.line_span(line)[1], reach[1])
+                if superseded():
+                    return
+        if superseded():
+            return
+        self.post_message(SearchDone(doc.view, query, sorted(set(hits)), token))
+
+    def _search_blocks_of_line(self, doc: Document, line: int) -> list[int]:
+        """The blocks of `doc` that show text from transcript `line` (worker-safe).
+
+        One in the file view. In the model view, the replay entry from the line,
+        or, for an elision line (never an entry itself), the entries its stubs
+        replaced: a stubbed entry shows the elision's text, not its own line's.
+        """
+        index = doc.source.index_of_line(line)
+        if index is not None:
+            return [index]
+        analysis = self.ctx.analysis
+        if doc.view != "model" or not isinstance(analysis, Analysis) or self.transcript is None:
+            return []
+        parsed = self.transcript.parse(line)
+        if not isinstance(parsed, Elision):
+            return []
+        entries = {analysis.replay.find(target) for target, _stub in parsed.items}
+        return sorted(entry + 1 for entry in entries if entry >= 0)
+
+    def on_search_progress(self, msg: SearchProgress) -> None:
+        """Hits found so far: keep them (so `n` reaches them) and say how far it got."""
+        msg.stop()
+        if msg.token != self._search_token or msg.view != self.doc.view:
+            return  # a newer search, or another view, superseded it
+        if msg.blocks:
+            self._add_hits(msg.blocks)
+            if not self._search_landed and self.doc.view == "file":
+                # File-view hits arrive in document order: the first below the cursor
+                # is the one a finished search would go to.
+                self._land_on_hit(msg.blocks)
+        self.post_message(self.SearchAdvanced(msg.query, msg.done, msg.total, len(self.hits)))
+
+    def _add_hits(self, blocks: list[int]) -> None:
+        """Merge sorted `blocks` into the sorted hits (the model view's come out of order)."""
+        hits = self.hits
+        if not hits or blocks[0] > hits[-1]:
+            hits.extend(blocks)
+        else:
+            self.hits = sorted(set(hits).union(blocks))
+
+    def _land_on_hit(self, blocks: list[int]) -> None:
+        """Put the cursor on the first row showing the query in `blocks` below it, if any."""
+        here = self.doc.locate(self.cursor)
+        start = (here[0], here[1] - 1) if here is not None else None
+        if self.jump(blocks, True, self._row_has_hit, expand_if_hidden=True, start=start):
+            self._search_landed = True
+
+    def _row_has_hit(self, row: Row) -> bool:
+        return self.search_query.casefold() in self.search_text(row).casefold()
 
     def on_search_done(self, msg: SearchDone) -> None:
-        """Hits are known: go to the first one after the cursor and say how many."""
+        """Hits are known: go to the first one after the cursor (unless the search already
+        went to one, or `n` did) and say how many."""
         msg.stop()
-        if msg.query != self.search_query or msg.view != self.doc.view:
+        if msg.token != self._search_token or msg.view != self.doc.view:
             return  # a newer search, or another view, superseded it
         self.hits = msg.blocks
-        step = self.step_hit(forward=True, include_current=True) if self.hits else "none"
+        self.search_running = False
+        step: HitStep = "moved"
+        if not self._search_landed:
+            step = self.step_hit(forward=True, include_current=True) if self.hits else "none"
         self.post_message(self.SearchFinished(msg.query, len(msg.blocks), step == "wrapped"))
 
     def step_hit(self, forward: bool, include_current: bool = False) -> HitStep:
-        """Move to the next/previous row containing the search query, wrapping round.
+        """Move to the next/previous row showing the search query, wrapping round.
 
         Past the last hit `n` goes to the first (and `N` before the first to
         the last), as vim does: "wrapped" says so, so the screen can tell the
         person instead of leaving them at "no more hits". `include_current`:
-        a hit on the cursor's own row counts (a new search).
+        a hit on the cursor's own row counts (a new search). Rows are matched
+        as the search matched them (`search_text`: no gutter, no labels).
         """
-        needle = self.search_query.casefold()
-
-        def has_hit(row: Row) -> bool:
-            return needle in row.text.plain.casefold()
-
         start = None
         if include_current:
             here = self.doc.locate(self.cursor)
             start = (here[0], here[1] - 1) if here is not None else None
+        has_hit = self._row_has_hit
+        step: HitStep = "none"
         if self.jump(self.hits, forward, has_hit, expand_if_hidden=True, start=start):
-            return "moved"
-        far_end = (-1, -1) if forward else (self.doc.blocks, 0)
-        if self.jump(self.hits, forward, has_hit, expand_if_hidden=True, start=far_end):
-            return "wrapped"
-        return "none"
+            step = "moved"
+        else:
+            far_end = (-1, -1) if forward else (self.doc.blocks, 0)
+            if self.jump(self.hits, forward, has_hit, expand_if_hidden=True, start=far_end):
+                step = "wrapped"
+        if step != "none":
+            self._search_landed = True
+        return step

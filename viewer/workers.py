@@ -10,12 +10,15 @@ exactly what it would have said, without a screen or an event loop.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual.message import Message
 
+from transcript_view.core import parallel
 from transcript_view.core.analyser import Analyser
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.filelines import FileLines
@@ -32,15 +35,17 @@ from transcript_view.core.verification import (
     check_file,
     resolve_inside,
 )
+from transcript_view.viewer.background import analysis_job
 from transcript_view.viewer.messages import (
     AnalysisFailed,
     AnalysisReady,
     Appended,
-    ArtifactChecked,
     ArtifactGrew,
     ArtifactOpened,
     ArtifactOpenFailed,
+    ArtifactsChecked,
     IndexProgress,
+    LinesFound,
     OrphansFound,
     Progress,
 )
@@ -56,6 +61,8 @@ Cancelled = Callable[[], bool]
 FIRST_INDEX_BYTES = 1 << 20
 #: Bytes indexed per later step (between progress messages).
 INDEX_STEP_BYTES = 32 << 20
+#: Seconds between two `ArtifactsChecked` messages while files are being hashed.
+CHECK_POST_SECONDS = 0.1
 #: Bytes of an artifact indexed between two looks at whether a key is waiting.
 ARTIFACT_STEP_BYTES = 256 << 10
 
@@ -94,7 +101,9 @@ def run_analysis(
 
     Following, `analyser` reads only the appended lines (after one full pass);
     otherwise one pass of the format's reader runs, whose working state is
-    freed when it ends. A bug in the pass is posted as `AnalysisFailed`
+    freed when it ends: for a big file in the program's pass server
+    (`core.parallel`), which uses every core, while this thread only waits.
+    A bug in the pass is posted as `AnalysisFailed`
     rather than raised: the file view must survive it.
     """
 
@@ -102,9 +111,24 @@ def run_analysis(
         post(Progress("reading", done, total))
         give_way()
 
+    def on_event(kind: str, value: Any) -> bool:
+        if kind == "progress":
+            post(Progress("reading", *value))
+        elif kind == "found":
+            post(LinesFound(*value))
+        return True
+
+    server = parallel.server()
     try:
         if analyser is not None and fmt is Format.REFERENCE:
             analysis: Analysis | SessionAnalysis = analyser.update(progress)
+        elif server is not None and transcript.indexed_bytes >= parallel.PARALLEL_BYTES:
+            try:
+                analysis = server.run(analysis_job, transcript, fmt, on_event=on_event)
+            except (parallel.PassFailed, OSError):
+                # The server could not (it is gone, or what it made would not travel
+                # back): here, as without a server; a bug in the pass raises again.
+                analysis = analyse_as(transcript, fmt, progress)
         else:
             analysis = analyse_as(transcript, fmt, progress)
     except Exception as exc:
@@ -141,21 +165,30 @@ class VerifyJob:
 def verify_files(job: VerifyJob, post: Post, cancelled: Cancelled = _never) -> None:
     """Hash each named artifact (streamed), then list the directory's orphans.
 
-    One `ArtifactChecked` per file, so badges turn from "checking" to their
-    state one file at a time; `OrphansFound` last, which ends verification.
+    `ArtifactsChecked` carries the files checked since the last one, at most
+    every `CHECK_POST_SECONDS` (the first at once), so badges turn from
+    "checking" to their state as files are hashed without a message a file;
+    `OrphansFound` last, which ends verification.
     """
     names = job.names
+    batch: list[FileCheck] = []
+    posted = float("-inf")
     for i, name in enumerate(names):
         if cancelled():
             return
         assert job.directory is not None  # a ledger wants files only where they can be
-        check = check_file(
-            job.directory,
-            name,
-            count_chars=name not in job.uncounted,
-            count_utf16=name in job.utf16,
+        batch.append(
+            check_file(
+                job.directory,
+                name,
+                count_chars=name not in job.uncounted,
+                count_utf16=name in job.utf16,
+            )
         )
-        post(ArtifactChecked(name, check, i + 1, len(names)))
+        now = time.monotonic()
+        if i + 1 == len(names) or now - posted >= CHECK_POST_SECONDS:
+            post(ArtifactsChecked(batch, i + 1, len(names)))
+            batch, posted = [], now
     post(OrphansFound(orphans_of(job.analysis)))
 
 

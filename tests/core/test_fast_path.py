@@ -11,20 +11,22 @@ transcripts (`_random_transcripts`).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import math
+from array import array
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _analysis_dump import dump
 from _random_transcripts import mutate, random_transcript
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import transcript_view.core.analysis as analysis_module
 import transcript_view.core.transcript as transcript_module
+from transcript_view.core import parallel
 from transcript_view.core.analysis import Analysis, AnalysisPass, analyse, string_digest
 from transcript_view.core.canonical import canonical_string
 from transcript_view.core.formats.claude_code import read_lines
@@ -211,6 +213,32 @@ def test_raw_lines_read_in_chunks_are_the_lines(
         assert seen == _per_line(t)
 
 
+@pytest.mark.skipif(transcript_module._lines is None, reason="the native scanner did not build")
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=300), pos=st.integers(0, 2**40), lf=st.integers(0, 255))
+def test_the_native_line_scanner_finds_the_lines_the_python_loop_does(
+    data: bytes, pos: int, lf: int
+) -> None:
+    data = data.replace(bytes([lf]), b"\n")  # plenty of line feeds, anywhere
+    native: array[int] = array("q")
+    transcript_module.line_starts_into(native, data, pos)
+    want = [pos + i + 1 for i, byte in enumerate(data) if byte == 10]
+    assert list(native) == want
+
+
+def test_the_index_is_the_same_with_and_without_the_native_scanner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(5, 300) + b"\n\n\nlast")
+    monkeypatch.setattr(transcript_module, "SCAN_CHUNK", 1000)
+    with Transcript.open(path) as t:
+        native = list(t._starts)
+    monkeypatch.setattr(transcript_module, "_lines", None)
+    with Transcript.open(path) as t:
+        assert list(t._starts) == native
+
+
 def test_the_index_scanned_in_pieces_by_processes_is_the_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -219,7 +247,8 @@ def test_the_index_scanned_in_pieces_by_processes_is_the_index(
     monkeypatch.setattr(transcript_module, "SCAN_CHUNK", 4096)
     with Transcript.open(path) as plain:
         want = list(plain._starts)
-    monkeypatch.setattr(transcript_module, "fork_workers", lambda n: 2)
+    monkeypatch.setattr(parallel, "workers_for", lambda n: 2)
+    monkeypatch.setattr(transcript_module, "_lines", None)  # processes only without it
     seen: list[int] = []
     with Transcript(path) as t:
         assert t.build_index(lambda done, total: seen.append(done))
@@ -232,38 +261,6 @@ def test_the_index_scanned_in_pieces_by_processes_is_the_index(
 
 
 # -- the pass -----------------------------------------------------------------------------------
-
-
-def _plain(o: object) -> object:
-    if dataclasses.is_dataclass(o) and not isinstance(o, type):
-        return {f.name: _plain(getattr(o, f.name)) for f in dataclasses.fields(o)}
-    if isinstance(o, dict):
-        return {repr(k): _plain(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_plain(v) for v in o]
-    if isinstance(o, float):
-        return repr(o)
-    if isinstance(o, Path | Transcript):
-        return str(o)
-    return o
-
-
-def dump(a: Analysis) -> dict[str, object]:
-    """Everything an analysis says, as plain data (operations and replay read back)."""
-    return {
-        "lines": a.lines,
-        "envelopes": a.envelopes,
-        "types": list(a.type_counts.items()),
-        "meta": a.meta_line,
-        "problems": _plain(a.problems),
-        "sites": _plain([dataclasses.replace(s, op=None) for s in a.sites]),
-        "site_ops": _plain([s.op for s in a.sites]),
-        "replay_problems": a.replay_problems,
-        "findings": _plain(a.findings),
-        "compactions": _plain(a.compactions),
-        "ops": _plain(list(a.operations)),
-        "replay": _plain(list(a.replay)),
-    }
 
 
 def plain_analysis(t: Transcript) -> Analysis:

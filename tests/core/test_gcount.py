@@ -244,13 +244,17 @@ def test_native_counter_releases_the_gil() -> None:
 
 
 def test_native_counter_is_built_where_it_can_be() -> None:
-    """setup.py marks the extension optional, so a compile error would only warn.
+    """setup.py marks the extensions optional, so a compile error would only warn.
 
     Where a C compiler and the Python headers are present (CI, dev machines),
-    the counter must have been built; elsewhere the pure path is expected.
+    the counter (and the line scanner, `core/_lines.c`) must have been built;
+    elsewhere the pure path is expected.
     """
     include = Path(sysconfig.get_paths()["include"]) / "Python.h"
     can_build = include.exists() and any(shutil.which(cc) for cc in ("cc", "gcc", "clang"))
     if not can_build:
         pytest.skip("no C compiler or Python headers here: the pure path is expected")
     assert graphemes.NATIVE, "core._gcount was not built: see the pip install output"
+    from transcript_view.core import transcript
+
+    assert transcript._lines is not None, "core._lines was not built: see the pip install output"

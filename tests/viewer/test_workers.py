@@ -32,10 +32,10 @@ from transcript_view.viewer.messages import (
     AnalysisFailed,
     AnalysisReady,
     Appended,
-    ArtifactChecked,
     ArtifactGrew,
     ArtifactOpened,
     ArtifactOpenFailed,
+    ArtifactsChecked,
     IndexProgress,
     OrphansFound,
     Progress,
@@ -107,13 +107,14 @@ def test_verify_hashes_each_wanted_file_then_lists_orphans(tmp_path: Path) -> No
     posted: list[Message] = []
     workers.verify_files(workers.VerifyJob.of(ledger), posted.append)
     checked, found = posted
-    assert isinstance(checked, ArtifactChecked) and isinstance(found, OrphansFound)
-    assert (checked.name, checked.check.state, checked.done, checked.total) == (
+    assert isinstance(checked, ArtifactsChecked) and isinstance(found, OrphansFound)
+    [check] = checked.checks
+    assert (check.name, check.state, checked.done, checked.total) == (
         run.artifact_name, FileState.OK, 1, 1,
     )
     assert [o.name for o in found.orphans] == ["lost.txt"]
     # What the screen does with them: feed the ledger, nothing else.
-    assert ledger.record(checked.check) == [analysis.excerpt_sites[0].line]
+    assert ledger.record(check) == [analysis.excerpt_sites[0].line]
     ledger.record_orphans(found.orphans)
     assert ledger.complete and ledger.verified == 1
 
@@ -128,8 +129,9 @@ def test_verify_wants_a_file_only_an_artifact_key_names(tmp_path: Path) -> None:
     posted: list[Message] = []
     workers.verify_files(workers.VerifyJob.of(ledger), posted.append)
     for m in posted:
-        if isinstance(m, ArtifactChecked):
-            ledger.record(m.check)
+        if isinstance(m, ArtifactsChecked):
+            for check in m.checks:
+                ledger.record(check)
         elif isinstance(m, OrphansFound):
             ledger.record_orphans(m.orphans)
     kinds = sorted(f.kind for f in ledger.problems())

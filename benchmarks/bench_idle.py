@@ -1,0 +1,91 @@
+"""The viewer's background work until idle, against the parse floor of the same file.
+
+Issue 11: "the viewer's background work (index, analysis, verification, row
+counting for both views) finishes within 4x the parse floor ... and peak RSS
+at 1 GiB stays under 300 MiB". Each open runs in a child process
+(`idle_meter.py`: headless, 120x40, the pass server started as the command
+line does); the floor is `bench_throughput`'s (`orjson.loads` of every line,
+one process), measured in the same run. Best of `RUNS` opens (the meter's
+polling and the machine add noise, never subtract it). Inputs: the throughput
+group's 64 MiB and 256 MiB transcripts (8 artifacts) and the open group's
+1 GiB one.
+
+Peak RSS is reported for the UI process (what a person's terminal runs,
+compared with the 300 MiB budget) and, apart, for the pass server the viewer
+forks at start (its workers' peaks, which come and go with each pass, are not
+in it).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_throughput import floor, floor_parser, inputs  # noqa: E402
+
+RUNS = 2
+RSS_BUDGET_MIB = 300.0
+
+
+def open_until_idle(path: Path) -> dict[str, float]:
+    """One `idle_meter.py` run on `path`."""
+    out = subprocess.run(
+        [sys.executable, str(HERE / "idle_meter.py"), str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def run(
+    runs: int = RUNS,
+) -> list[tuple[str, float, float, str] | tuple[str, float, float, str, str]]:
+    paths = inputs()
+    parser = floor_parser()
+    rows: list[tuple[str, float, float, str] | tuple[str, float, float, str, str]] = []
+    for key, label in (("64m", "64 MiB"), ("256m", "256 MiB"), ("1g", "1,024 MiB")):
+        path = paths[key]
+        base = floor(path)
+        opens = [open_until_idle(path) for _ in range(runs)]
+        best = min(opens, key=lambda o: o["seconds"])
+        print(f"  {label}: {[round(o['seconds'], 2) for o in opens]} s, {best}", file=sys.stderr)
+        rows.append(
+            (
+                f"viewer until idle, reference format, {label}",
+                best["seconds"],
+                base,
+                f"parse floor ({parser} of every line), same file (target <= 4)",
+            )
+        )
+        if key == "1g":
+            rows.append(
+                (
+                    "peak RSS, 1 GiB open until idle (the UI process)",
+                    max(o["ui_hwm"] for o in opens),
+                    RSS_BUDGET_MIB,
+                    "300 MiB budget (target <= 1)",
+                    "MiB",
+                )
+            )
+            rows.append(
+                (
+                    "peak RSS, the same opens' pass server",
+                    max(o["server_hwm"] for o in opens),
+                    RSS_BUDGET_MIB,
+                    "300 MiB budget, for comparison; no target",
+                    "MiB",
+                )
+            )
+    return rows
+
+
+if __name__ == "__main__":
+    for name, ours, ref, what, *_ in run():
+        print(f"{name}: {ours:.3f} vs {what} {ref:.3f} = {ours / ref:.2f}x")

@@ -1,0 +1,341 @@
+"""Where a transcript's work runs in other processes: one rule for `--check` and the viewer.
+
+Parsing JSON and folding lines hold the GIL, so a second core only helps from
+a second process. Workers are forked: the child inherits the parent's memory
+(the transcript and its line index are not copied) and its string-hash
+secret, which matters because a pass keeps the ids it has seen as Python
+`hash` keys, and a batch's keys are compared with the fold's.
+
+Forking a process that runs other threads can deadlock the child on a lock
+one of them held, so only a single-threaded process forks workers. A program
+that runs threads (the viewer: Textual's driver and its workers) starts a
+`PassServer` first, before any thread: a child forked while nothing else
+runs, which stays single-threaded, forks the workers of each pass it is
+asked for, and sends the result back, pickled. (A forkserver would be the
+standard tool, but its workers are fresh interpreters with their own hash
+secret, whose keys would not match the program's.)
+
+Everything else stays in-process: a small job (forking costs more than it
+saves), a machine with one core, a worker itself (`--check DIR` checks whole
+transcripts in processes already), and a threaded program without a server.
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures
+import enum
+import io
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from transcript_view.core.transcript import Transcript
+
+#: Below this many bytes, work stays in its process: starting workers costs more than it saves.
+PARALLEL_BYTES = 32 << 20
+#: At most this many worker processes, however many cores.
+MAX_WORKERS = 8
+
+_serving = False
+"""True in a `PassServer`'s process: a child, yet the top of its own workers."""
+
+
+def workers_for(nbytes: int) -> int:
+    """How many processes to share `nbytes` of a transcript's work between (1: stay here)."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or nbytes < PARALLEL_BYTES:
+        return 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if multiprocessing.parent_process() is not None and not _serving:
+        return 1
+    if threading.active_count() > 1:
+        return 1
+    return min(cores, MAX_WORKERS)
+
+
+def pool(
+    workers: int,
+    initializer: Callable[..., object] | None = None,
+    initargs: tuple[Any, ...] = (),
+) -> concurrent.futures.ProcessPoolExecutor:
+    """A pool of `workers` forked processes, `initializer(*initargs)` run in each.
+
+    The arguments are inherited by the fork, not pickled.
+    """
+    return concurrent.futures.ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=initializer,
+        initargs=initargs,
+    )
+
+
+# -- a server for a threaded program ---------------------------------------------------------------
+
+Emit = Callable[[str, Any], None]
+"""How a job run by the server reports as it goes: `emit(kind, value)`, sent to the
+caller at once (`value` pickled, the job's transcript by name). Raises `Cancelled`
+once the caller has asked the job to stop."""
+Job = Callable[..., Any]
+"""A job the server runs: `job(transcript, *args, emit=emit)`, a module-level
+function (sent by name) whose result is pickled back."""
+OnEvent = Callable[[str, Any], bool]
+"""The caller's side of `Emit`: called on the caller's thread; False asks the job to stop."""
+
+_TRANSCRIPT = "transcript"
+
+
+class Cancelled(Exception):
+    """The caller asked the job to stop (raised by `emit` inside the job)."""
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles a result with the job's transcript left out, by name.
+
+    The program that asked has the transcript open already (and shares it
+    with its screen); a result must come back pointing at that one, not at a
+    second copy with its own descriptor and a second 20 MB line index.
+    """
+
+    def __init__(self, file: io.BytesIO, transcript: Transcript) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._transcript = transcript
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return _TRANSCRIPT if obj is self._transcript else None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, transcript: Transcript) -> None:
+        super().__init__(file)
+        self._transcript = transcript
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid == _TRANSCRIPT:
+            return self._transcript
+        raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+
+
+def _dumps(value: Any, transcript: Transcript) -> bytes:
+    out = io.BytesIO()
+    _Pickler(out, transcript).dump(value)
+    return out.getvalue()
+
+
+def _loads(data: bytes, transcript: Transcript) -> Any:
+    return _Unpickler(io.BytesIO(data), transcript).load()
+
+
+class PassFailed(Exception):
+    """The server's job raised: its type and message, as text (the traceback stays there)."""
+
+
+class _Kept(enum.Enum):
+    """What a request names instead of sending it again (pickled by name)."""
+
+    TRANSCRIPT = "the transcript the server was sent last, its index unchanged"
+    PREVIOUS = "the result the server sent back last"
+
+
+_HELD, _PREVIOUS = _Kept.TRANSCRIPT, _Kept.PREVIOUS
+
+
+class _Held:
+    """What the server keeps between jobs: the last transcript and the last result.
+
+    A gigabyte's line index is 20 MB and its analysis 30 MB pickled; a view
+    laid out after its analysis would send both back to where they came from.
+    """
+
+    transcript: Transcript | None = None
+    previous: Any = None
+
+
+def _serve(conn: Connection) -> None:
+    """The server's loop: one job at a time until the program closes the connection."""
+    global _serving
+    _serving = True
+    # A ctrl+c typed at the program (in a pager it suspended for, say) reaches the
+    # whole process group: the program decides what it means, the server goes on.
+    # And the program's terminal is not the server's to write on.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the process's life)
+    held = _Held()
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        if request != "cancel":  # a cancel for a job that ended before it arrived
+            _serve_one(conn, held, *request)
+
+
+def _serve_one(
+    conn: Connection, held: _Held, job: Job, sent: Transcript | _Kept, args: tuple[Any, ...]
+) -> None:
+    """Run one job, sending its events as they come and then its result (or why not)."""
+    if isinstance(sent, _Kept):
+        transcript = held.transcript
+        assert sent is _HELD and transcript is not None
+    else:
+        if held.transcript is not None:
+            held.transcript.close()
+        held.transcript, held.previous, transcript = sent, None, sent
+    args = tuple(held.previous if a is _PREVIOUS else a for a in args)
+
+    def emit(kind: str, value: Any) -> None:
+        conn.send(("event", kind, _dumps(value, transcript)))
+        while conn.poll():
+            if conn.recv() == "cancel":
+                raise Cancelled
+
+    try:
+        result = job(transcript, *args, emit=emit)
+        conn.send(("done", _dumps(result, transcript)))
+        held.previous = result
+    except Cancelled:
+        conn.send(("cancelled", None))
+    except Exception as exc:
+        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+
+
+class PassServer:
+    """A process forked before the program's threads, that runs passes with the cores.
+
+    Start it first thing (`start`): it is a fork of the program as it is
+    then, so it must be started while no other thread runs. It runs one job
+    at a time; a caller on another thread waits for it (`run`).
+    """
+
+    def __init__(self, conn: Connection, process: multiprocessing.process.BaseProcess) -> None:
+        self._conn = conn
+        self._process = process
+        self._lock = threading.Lock()
+        self._sent: tuple[weakref.ref[Transcript], int, int] | None = None
+        """The transcript the server holds: (it, its lines, its resets) when sent."""
+        self._previous: weakref.ref[Any] | None = None
+        """The result the server sent back last (it keeps its own copy)."""
+
+    @classmethod
+    def start(cls) -> PassServer | None:
+        """Fork the server now; None where that is not safe or not possible.
+
+        Not safe once another thread runs (the fork could inherit a held lock),
+        nor useful with one core.
+        """
+        if (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return None
+        if threading.active_count() > 1:
+            return None
+        context = multiprocessing.get_context("fork")
+        ours, theirs = context.Pipe()
+        # Not a daemon: a daemon may not fork workers. It ends when its
+        # connection closes: at exit (below), or when this process dies.
+        process = context.Process(target=_serve, args=(theirs,), name="passes")
+        process.start()
+        theirs.close()
+        server = cls(ours, process)
+        atexit.register(server.close)
+        return server
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id (what a benchmark reads its memory by)."""
+        return self._process.pid
+
+    @property
+    def busy(self) -> bool:
+        """Whether a job is running (a caller that could work itself need not wait)."""
+        return self._lock.locked()
+
+    def run(
+        self, job: Job, transcript: Transcript, *args: Any, on_event: OnEvent | None = None
+    ) -> Any:
+        """`job(transcript, *args, emit=...)` in the server; its result, here.
+
+        The transcript is sent as its path and line index (the server reopens
+        it read-only); values come back with that transcript replaced by this
+        one. `on_event` gets each emitted event on the caller's thread, and
+        stops the job by returning False (then None is returned).
+
+        Raises:
+            PassFailed: the job raised in the server.
+            OSError: the server is gone.
+        """
+        with self._lock:
+            try:
+                self._conn.send((job, self._transcript_to_send(transcript), self._args(args)))
+                while True:
+                    kind, *rest = self._conn.recv()
+                    if kind == "event":
+                        name, data = rest
+                        if on_event is not None and not on_event(name, _loads(data, transcript)):
+                            self._conn.send("cancel")
+                        continue
+                    if kind == "failed":
+                        raise PassFailed(rest[0])
+                    if kind == "cancelled":
+                        return None
+                    result = _loads(rest[0], transcript)
+                    self._previous = _weak(result)
+                    return result
+            except EOFError:
+                raise OSError("the pass server stopped") from None
+
+    def _transcript_to_send(self, transcript: Transcript) -> Transcript | _Kept:
+        """`_HELD` if the server has this transcript, index and all; else the transcript."""
+        sent = self._sent
+        state = (transcript.line_count, transcript.resets)
+        if sent is not None and sent[0]() is transcript and sent[1:] == state:
+            return _HELD
+        self._sent = (weakref.ref(transcript), *state)
+        self._previous = None
+        return transcript
+
+    def _args(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        previous = self._previous() if self._previous is not None else None
+        if previous is None:
+            return args
+        return tuple(_PREVIOUS if a is previous else a for a in args)
+
+    def close(self) -> None:
+        """Stop the server (it ends when its connection closes); idempotent."""
+        if self._conn.closed:
+            return
+        self._conn.close()
+        self._process.join(timeout=1)
+        if self._process.is_alive():
+            self._process.terminate()
+
+
+def _weak(value: Any) -> weakref.ref[Any] | None:
+    try:
+        return weakref.ref(value)
+    except TypeError:  # no weak references to it (a list, an int): never sent back
+        return None
+
+
+_server: PassServer | None = None
+
+
+def start_server() -> PassServer | None:
+    """Start this program's pass server (once; see `PassServer.start`)."""
+    global _server
+    if _server is None:
+        _server = PassServer.start()
+    return _server
+
+
+def server() -> PassServer | None:
+    """This program's pass server, if `start_server` started one."""
+    return _server

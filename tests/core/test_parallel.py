@@ -1,0 +1,166 @@
+"""Where a pass's work runs: forked workers, and a pass server for a threaded program.
+
+The viewer runs threads, and forking a threaded process can deadlock the
+child, so until issue 11 its analysis ran in one process beside the UI (16 s
+of a 64 MiB file's 26 s until idle). `core.parallel` forks workers only from a
+single-threaded process, and a threaded program gets a `PassServer` forked
+before its threads start. These tests hold that rule, and that what a server
+sends back is what the work gives in-process, pointing at the caller's
+transcript.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _analysis_dump import dump
+from _random_transcripts import random_transcript
+
+from transcript_view.core import parallel
+from transcript_view.core.analysis import Analysis, analyse
+from transcript_view.core.transcript import Transcript
+
+BIG = parallel.PARALLEL_BYTES
+CORES = min(parallel.os.cpu_count() or 1, parallel.MAX_WORKERS)
+
+
+@pytest.fixture
+def other_thread() -> Iterator[None]:
+    """A second thread running, as a UI's are."""
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+@pytest.fixture
+def server() -> Iterator[parallel.PassServer]:
+    started = parallel.PassServer.start()
+    if started is None:
+        pytest.skip("no fork here, one core, or threads already running")
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def analysis_in_server(t: Transcript, *, emit: parallel.Emit) -> Analysis:
+    """A job: the analysis, with its progress as events."""
+    return analyse(t, lambda done, total: emit("progress", (done, total)))
+
+
+def where_am_i(t: Transcript, *, emit: parallel.Emit) -> tuple[int, int]:
+    """A job: how many threads the server runs and how many workers it would fork."""
+    return threading.active_count(), parallel.workers_for(BIG)
+
+
+@pytest.mark.skipif(CORES < 2, reason="one core: everything stays in-process")
+def test_workers_are_forked_only_from_a_single_threaded_process() -> None:
+    assert parallel.workers_for(BIG) == CORES
+    assert parallel.workers_for(BIG - 1) == 1  # small work stays in-process
+
+
+@pytest.mark.usefixtures("other_thread")
+def test_a_threaded_program_stays_in_process() -> None:
+    assert parallel.workers_for(BIG) == 1
+    assert parallel.PassServer.start() is None  # too late to fork one safely
+
+
+def test_a_transcript_pickles_as_its_path_and_index(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(3, 50))
+    with Transcript.open(path) as t:
+        copy = pickle.loads(pickle.dumps(t))
+        try:
+            assert copy.path == t.path and copy.artifact_dir == t.artifact_dir
+            assert copy.line_count == t.line_count and copy.index_complete
+            lines = range(1, t.line_count + 1)
+            assert [copy.raw_line(n) for n in lines] == [t.raw_line(n) for n in lines]
+        finally:
+            copy.close()
+
+
+def test_the_server_is_single_threaded_and_forks_workers(
+    server: parallel.PassServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x\n")
+    with Transcript.open(path) as t:
+        assert server.run(where_am_i, t) == (1, CORES)
+
+
+@pytest.mark.parametrize("seed", [2, 11])
+def test_an_analysis_from_the_server_is_the_one_made_here(
+    server: parallel.PassServer, tmp_path: Path, seed: int
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(random_transcript(seed * 5 + i, 60) for i in range(5)))
+    seen: list[tuple[str, Any]] = []
+    with Transcript.open(path) as t:
+        got = server.run(analysis_in_server, t, on_event=lambda k, v: seen.append((k, v)) or True)
+        assert got.transcript is t
+        assert dump(got) == dump(analyse(t))
+        assert seen[-1] == ("progress", (t.line_count, t.line_count))
+
+
+def test_a_server_that_is_gone_is_an_os_error(tmp_path: Path) -> None:
+    started = parallel.PassServer.start()
+    if started is None:
+        pytest.skip("no fork here")
+    started.close()
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x\n")
+    with Transcript.open(path) as t, pytest.raises(OSError):
+        started.run(where_am_i, t)
+
+
+def still_its_own(t: Transcript, analysis: Analysis, *, emit: parallel.Emit) -> bool:
+    """A job: whether `analysis` is the server's own (reads its transcript), not a copy."""
+    return analysis.transcript is t
+
+
+def test_what_the_server_has_is_not_sent_again(
+    server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gigabyte's index (20 MB) and analysis (30 MB) are not sent back where they are."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(8, 60))
+    sent: list[Any] = []
+    send = server._conn.send
+    monkeypatch.setattr(server._conn, "send", lambda obj: sent.append(obj) or send(obj))
+    with Transcript.open(path) as t:
+        got = server.run(analysis_in_server, t)
+        assert server.run(still_its_own, t, got) is True
+        assert isinstance(sent[0][1], Transcript)
+        assert sent[1][1] is parallel._HELD and sent[1][2] == (parallel._PREVIOUS,)
+        # Another transcript (or this one grown) is sent whole, and nothing is "previous".
+        other = tmp_path / "u.jsonl"
+        other.write_bytes(random_transcript(9, 60))
+        with Transcript.open(other) as u:
+            assert server.run(still_its_own, u, got) is False
+            assert isinstance(sent[2][1], Transcript) and sent[2][2][0] is not parallel._PREVIOUS
+
+
+def test_a_ctrl_c_at_the_program_leaves_the_server_working(
+    server: parallel.PassServer, tmp_path: Path
+) -> None:
+    """The terminal sends ctrl+c to the whole process group (in a pager, say)."""
+    import os
+    import signal
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x\n")
+    with Transcript.open(path) as t:
+        assert server.run(where_am_i, t) == (1, CORES)  # running, its handler set
+        assert server.pid is not None
+        os.kill(server.pid, signal.SIGINT)
+        assert server.run(where_am_i, t) == (1, CORES)

@@ -1,0 +1,114 @@
+"""Thousands of badges turning at once without a build each on the UI thread (issue 11).
+
+A user's 300 MB transcript with 3,000 markers sat at "checking artifacts
+0/3,000" for 16 s and then jumped: every hashed file was a message, and every
+message rebuilt its marker's block in both views on the UI thread (a
+millisecond or more each), so the screen fell behind the hashing. Checks now
+come in batches, and blocks that are not on screen are counted again in a
+worker (`Recounted`) instead of built.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pilot import settle, sync
+from _screen import assert_layout_consistent
+from _support import ROOT
+
+from transcript_view.core.verification import FileCheck, FileState
+from transcript_view.viewer import workers
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.blocks import FileSource
+from transcript_view.viewer.document import Document
+from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.messages import ArtifactsChecked
+
+
+@pytest.fixture
+def many_markers(tmp_path: Path) -> Path:
+    """A generated transcript with 60 stored artifacts, every third one gone."""
+    path = tmp_path / "many.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "gen.py"), str(path), "--size", "300K",
+         "--markers", "60", "--artifact-size", "20K"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    for i, artifact in enumerate(sorted((tmp_path / "many.artifacts").iterdir())):
+        if i % 3 == 0:
+            artifact.unlink()  # a missing artifact: its marker gains a finding row
+    return path
+
+
+def test_checks_come_in_batches_in_order(
+    many_markers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcript_view.core.analysis import analyse
+    from transcript_view.core.ledger import VerificationLedger
+    from transcript_view.core.transcript import Transcript
+
+    with Transcript.open(many_markers) as t:
+        ledger = VerificationLedger(analyse(t))
+    job = workers.VerifyJob.of(ledger)
+    clock = iter(range(10**6))
+    monkeypatch.setattr(workers.time, "monotonic", lambda: next(clock) * 0.03)
+    posted: list[Any] = []
+    workers.verify_files(job, posted.append)
+    batches = [m for m in posted if isinstance(m, ArtifactsChecked)]
+    assert len(batches[0].checks) == 1  # the first at once
+    assert 1 < len(batches) < len(job.names)  # then a few per message, not one a file
+    assert [c.name for b in batches for c in b.checks] == job.names
+    assert [b.done for b in batches][-1] == batches[-1].total == len(job.names)
+
+
+def test_counts_of_many_blocks_are_taken_in_one_pass() -> None:
+    class Source:
+        view = "file"
+
+        def available(self) -> int:
+            return 5
+
+    doc = Document(Source())  # type: ignore[arg-type]
+    doc.extend(0, [1, 1, 1, 1, 1])
+    assert doc.set_counts({1: 3, 3: 2, 9: 4})  # 9 is not laid out: ignored
+    assert list(doc.counts) == [1, 3, 1, 2, 1] and list(doc.starts) == [0, 1, 4, 5, 7, 8]
+    assert not doc.set_counts({1: 3})  # nothing changed
+    doc.dirty.update({2, 7})
+    assert doc.take_dirty() == [2] and doc.dirty == {7}
+
+
+@sync
+async def test_badges_turning_off_screen_are_counted_in_a_worker_not_built(
+    many_markers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[int] = []
+    build = FileSource.build
+
+    def spy(self: FileSource, index: int, expand: bool = False, *, count_only: bool = False) -> Any:
+        if not count_only:
+            built.append(index)
+        return build(self, index, expand, count_only=count_only)
+
+    monkeypatch.setattr(FileSource, "build", spy)
+    app = TranscriptApp(many_markers)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        ledger = screen.state.ledger
+        assert ledger is not None and ledger.complete
+        assert_layout_consistent(screen)  # the missing ones' finding rows are counted
+        assert screen.header.problems == 20
+        # Every marker's badge turns again (say, its file was checked anew) ...
+        built.clear()
+        checks = [FileCheck(n, FileState.MISSING, "gone") for n in sorted(ledger.checks)]
+        screen.post_message(ArtifactsChecked(checks, len(checks), len(checks)))
+        await settle(pilot)
+        # ... and only blocks on or near the screen were built, not one per marker,
+        lines = {s.line for s in screen.analysis.sites}
+        assert len(built) < len(lines) // 2, (len(built), len(lines))
+        assert_layout_consistent(screen)  # yet every count is right (this builds them all)

@@ -1,0 +1,280 @@
+"""The viewer's background work in the pass server: the same analysis and row counts.
+
+Issue 11: the analysis and the layout of a big transcript ran in the UI's
+process, one core, starving the event loop and the hashing (a 64 MiB file was
+idle after 26 s, 8 small artifacts took 8 s to hash). They now run in a
+`core.parallel.PassServer` forked before Textual starts. These tests start a
+real server, with the size thresholds lowered so that small transcripts take
+the server's paths (and the server's own worker pool), and compare what the
+screen ends up with against the in-process paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _analysis_dump import dump
+from _pilot import settle, sync
+from _random_transcripts import random_transcript
+from _screen import assert_layout_consistent
+from _support import EXAMPLES, REFERENCE_TRANSCRIPTS
+
+from transcript_view.core import parallel
+from transcript_view.core.analysis import analyse
+from transcript_view.core.transcript import Transcript
+from transcript_view.viewer import background, transcript_view, workers
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.blocks import FileSource, ModelSource
+from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
+from transcript_view.viewer.document import layout_counts
+from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.messages import LinesFound, Progress
+
+SIZE = (100, 30)
+COUNTED = [f"{stem}.jsonl" for stem in REFERENCE_TRANSCRIPTS] + ["demo.jsonl", "broken.jsonl"]
+
+
+def _never() -> bool:
+    return False
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every size threshold low, so a test-sized transcript takes the big-file paths."""
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1)
+    monkeypatch.setattr(background, "COUNT_STEP", 7)
+    monkeypatch.setattr(transcript_view, "LAYOUT_CHUNK", 5)
+    monkeypatch.setattr(transcript_view, "SERVER_LAYOUT_BLOCKS", 10)
+
+
+@pytest.fixture
+def server(
+    small_thresholds: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[parallel.PassServer]:
+    """A pass server forked now (after the thresholds were lowered: it inherits them)."""
+    started = parallel.PassServer.start()
+    if started is None:
+        pytest.skip("no fork here, or threads already running")
+    monkeypatch.setattr(parallel, "_server", started)
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+@pytest.fixture
+def transcript_path(tmp_path: Path) -> Path:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(random_transcript(40 + i, 30) for i in range(4)))
+    return path
+
+
+def _counts(t: Transcript, view: str, analysis: Any, width: int) -> list[int]:
+    state = AnalysisState()
+    state.adopt(analysis)
+    ctx = BlockContext(state, {}, Expansion(), width=width)
+    source = ModelSource(t, ctx) if view == "model" else FileSource(t, ctx)
+    if isinstance(source, FileSource):
+        source.index_complete = True
+    return layout_counts(source, 0, source.available(), _never)
+
+
+def test_the_server_sends_back_the_analysis_made_here(
+    server: parallel.PassServer, transcript_path: Path
+) -> None:
+    events: list[tuple[str, Any]] = []
+    with Transcript.open(transcript_path) as t:
+        got = server.run(
+            background.analysis_job, t, workers.Format.REFERENCE,
+            on_event=lambda kind, value: events.append((kind, value)) or True,
+        )  # fmt: skip
+        assert got.transcript is t  # the caller's transcript, not a copy
+        assert dump(got) == dump(analyse(t))
+    kinds = {kind for kind, _ in events}
+    assert "progress" in kinds
+    found = sorted({line for kind, (markers, _) in events if kind == "found" for line in markers})
+    assert found == sorted({s.line for s in got.sites})
+
+
+@pytest.mark.parametrize("view", ["file", "model"])
+def test_the_server_counts_rows_as_the_view_would(
+    server: parallel.PassServer, transcript_path: Path, view: str
+) -> None:
+    """Counted in the server's own worker pool (7 blocks a task), in order."""
+    with Transcript.open(transcript_path) as t:
+        analysis = analyse(t)
+        want = _counts(t, view, analysis, 80)
+        chunks: list[tuple[int, list[int]]] = []
+
+        def on_event(kind: str, value: Any) -> bool:
+            chunks.append(value)
+            return True
+
+        stop = server.run(
+            background.count_job, t, view, workers.Format.REFERENCE, 80, analysis, {}, 0,
+            on_event=on_event,
+        )  # fmt: skip
+    assert stop == len(want) and len(chunks) > 2
+    assert [first for first, _ in chunks] == [
+        sum(len(c) for _, c in chunks[:i]) for i in range(len(chunks))
+    ]
+    assert [n for _, counts in chunks for n in counts] == want
+
+
+def test_a_job_stops_when_the_caller_says_so(
+    server: parallel.PassServer, transcript_path: Path
+) -> None:
+    with Transcript.open(transcript_path) as t:
+        analysis = analyse(t)
+        seen: list[Any] = []
+        stopped = server.run(
+            background.count_job, t, "file", workers.Format.REFERENCE, 80, analysis, {}, 0,
+            on_event=lambda kind, value: seen.append(value) and False,
+        )  # fmt: skip
+        assert stopped is None
+        # The server is free again, and answers the next job in full.
+        again = server.run(
+            background.count_job, t, "file", workers.Format.REFERENCE, 80, analysis, {}, 0
+        )
+        assert again == t.line_count
+    assert 1 <= len(seen) < t.line_count // background.COUNT_STEP
+
+
+def test_a_job_that_raises_is_a_pass_failed_and_the_server_goes_on(
+    server: parallel.PassServer, transcript_path: Path
+) -> None:
+    with Transcript.open(transcript_path) as t:
+        with pytest.raises(parallel.PassFailed, match="AttributeError"):
+            not_an_analysis = "an analysis"
+            server.run(background.count_job, t, "file", "?", 80, not_an_analysis, {}, 0)
+        assert server.run(background.analysis_job, t, workers.Format.REFERENCE) is not None
+
+
+@sync
+async def test_the_screen_with_a_server_shows_what_it_shows_without(
+    server: parallel.PassServer, transcript_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The analysis and the file view's layout in the server; the documents are the
+    in-process ones (the model view's counts come from the file view's)."""
+    jobs: list[str] = []
+    run = server.run
+
+    def spy(job: Any, *args: Any, **kwargs: Any) -> Any:
+        jobs.append(job.__name__ if job is background.analysis_job else f"count {args[1]}")
+        return run(job, *args, **kwargs)
+
+    monkeypatch.setattr(server, "run", spy)
+    app = TranscriptApp(transcript_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        assert "analysis_job" in jobs
+        # Laid out again (a new width) with the analysis known: the server counts.
+        await pilot.resize_terminal(SIZE[0] - 10, SIZE[1])
+        await settle(pilot)
+        assert "count file" in jobs
+        assert_layout_consistent(screen)
+        await pilot.press("m")
+        await settle(pilot)
+        # Taken from the file view's counts, not counted again (`counts_from_file`).
+        assert "count model" not in jobs
+        assert_layout_consistent(screen)
+
+
+@sync
+async def test_n_steps_to_a_marker_found_before_the_analysis_is_done(
+    transcript_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The analysis is still reading (it never lands here), but what it found so far is
+    known: `n` goes to the marker instead of saying markers are not known yet."""
+    with Transcript.open(transcript_path) as t:
+        lines = sorted({s.line for s in analyse(t).sites})
+    assert lines
+
+    def still_reading(transcript: Transcript, analyser: Any, post: Any, fmt: Any) -> None:
+        post(Progress("reading", 1, 2))
+        post(LinesFound(lines[:1], []))
+
+    monkeypatch.setattr(workers, "run_analysis", still_reading)
+    app = TranscriptApp(transcript_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is None
+        toasts: list[str] = []
+        app.notify = lambda message, *a, **k: toasts.append(message)  # type: ignore[method-assign]
+        await pilot.press("n")
+        row = screen.view.doc.row(screen.view.cursor)
+        assert row is not None and row.kind == "marker" and row.line == lines[0]
+        for _ in range(5):  # the line's other markers, if any, then the end of what is known
+            await pilot.press("n")
+            row = screen.view.doc.row(screen.view.cursor)
+            assert row is not None and row.line == lines[0]
+            if toasts:
+                break
+        assert toasts == ["No more markers below in the part read so far."]
+
+
+@pytest.mark.parametrize("name", COUNTED)
+@sync
+async def test_the_model_view_counted_from_the_file_view_is_what_building_gives(
+    name: str, reference_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Summaries, stubs, findings, an expanded block and open artifacts in both views:
+    every model block's count, most taken from the file view's, is its built one."""
+    calls: list[int] = []
+    derive = ModelSource.counts_from_file
+
+    def spy(self: ModelSource, *args: Any) -> list[int]:
+        calls.append(args[1] - args[0])
+        return derive(self, *args)
+
+    monkeypatch.setattr(ModelSource, "counts_from_file", spy)
+    path = EXAMPLES / name if (EXAMPLES / name).exists() else reference_dir / name
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        view = screen.view
+        for site in screen.analysis.excerpt_sites[:2]:
+            if site.marker.file is not None:
+                view.toggle_artifact(site.key)
+        view.expansion.expand(BlockKey("file", 1))
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        view.expansion.expand(BlockKey("model", 2))
+        for site in screen.analysis.excerpt_sites[-1:]:
+            if site.marker.file is not None:
+                view.toggle_artifact(site.key)
+        await settle(pilot)
+        await pilot.press("m")  # back to the file view, laid out again at a new width
+        await pilot.resize_terminal(SIZE[0] - 17, SIZE[1])
+        await settle(pilot)
+        calls.clear()
+        await pilot.press("m")  # the model view at the new width: from the file view's
+        await settle(pilot)
+        assert view.doc is view.model_doc and sum(calls) == view.doc.blocks
+        assert_layout_consistent(screen)
+
+
+def test_an_analysis_the_server_cannot_make_is_made_here(
+    server: parallel.PassServer, transcript_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that fails (gone, or a result that cannot be pickled back) costs time,
+    never the analysis."""
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise parallel.PassFailed("PicklingError: cannot pickle 'function' object")
+
+    monkeypatch.setattr(server, "run", broken)
+    posted: list[Any] = []
+    with Transcript.open(transcript_path) as t:
+        workers.run_analysis(t, None, posted.append)
+        ready = [m for m in posted if type(m).__name__ == "AnalysisReady"]
+        assert len(ready) == 1 and dump(ready[0].analysis) == dump(analyse(t))

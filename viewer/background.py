@@ -1,0 +1,123 @@
+"""The viewer's work that runs in the pass server (`core.parallel.PassServer`), not beside the UI.
+
+Parsing and laying out a big transcript hold the GIL for seconds; in the
+UI's process that starves the event loop and every other worker (hashing 8
+small artifacts took 8 s behind a layout thread). The server is a fork of
+the viewer made before Textual started, so it has the viewer's modules and
+forks workers of its own on every core. These are the jobs it is sent: plain
+module-level functions (sent by name) that report through `emit` and return
+what the screen needs. Their results are what the in-process paths compute:
+the same reader (`analyse_as`) and the same builders (`FileSource`,
+`ModelSource`, counting only).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import deque
+from collections.abc import Mapping
+from concurrent.futures import Future
+from itertools import islice
+
+from transcript_view.core import parallel
+from transcript_view.core.analysis import Analysis, analyse
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.formats.readers import analyse_as
+from transcript_view.core.transcript import Transcript
+from transcript_view.core.verification import FileCheck
+from transcript_view.viewer.blocks import BlockSource, FileSource, ModelSource
+from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
+from transcript_view.viewer.document import layout_counts
+
+#: Blocks one worker counts per task (a few tens of milliseconds of work).
+COUNT_STEP = 2048
+
+
+def analysis_job(
+    transcript: Transcript, fmt: Format, *, emit: parallel.Emit
+) -> Analysis | SessionAnalysis:
+    """The format's pass; `progress` and (reference format) `found` events on the way."""
+
+    def progress(done: int, total: int) -> None:
+        emit("progress", (done, total))
+
+    if fmt is Format.REFERENCE:
+
+        def found(markers: list[int], problems: list[int]) -> None:
+            emit("found", (markers, problems))
+
+        return analyse(transcript, progress, found=found)
+    return analyse_as(transcript, fmt, progress)
+
+
+_source: BlockSource | None = None
+
+
+def _share(source: BlockSource) -> None:
+    """A counting worker's start: the source it builds from (inherited by the fork)."""
+    global _source
+    _source = source
+    gc.disable()  # counting makes no cycles; collections would walk every live row
+
+
+def _never() -> bool:
+    return False
+
+
+def _count(run: tuple[int, int]) -> list[int]:
+    assert _source is not None
+    return layout_counts(_source, run[0], run[1], _never)
+
+
+def count_job(
+    transcript: Transcript,
+    view: str,
+    fmt: Format,
+    width: int,
+    analysis: Analysis | SessionAnalysis | None,
+    checks: Mapping[str, FileCheck],
+    start: int,
+    *,
+    emit: parallel.Emit,
+) -> int:
+    """Count the rows of blocks `start…` of a view at `width`: `counts` events, in order.
+
+    The context is the screen's when it asked: `analysis` adopted with the
+    file `checks` recorded so far, nothing expanded, no artifact open (the
+    view counts in-process when it has either). A block whose look changes
+    later (a badge, a finding) is rebuilt by the screen, as it is after an
+    in-process layout. Returns where counting
+    stopped (the blocks the source had).
+    """
+    state = AnalysisState()
+    if analysis is not None:
+        state.adopt(analysis, checks)
+    ctx = BlockContext(state, {}, Expansion(), width=width, format=fmt)
+    source: BlockSource
+    if view == "model":
+        source = ModelSource(transcript, ctx)
+    else:
+        file_source = FileSource(transcript, ctx)
+        file_source.index_complete = True
+        source = file_source
+    stop = source.available()
+    runs = [(i, min(i + COUNT_STEP, stop)) for i in range(start, stop, COUNT_STEP)]
+    workers = parallel.workers_for(transcript.indexed_bytes)
+    if workers <= 1 or len(runs) < 2:
+        for run in runs:
+            emit("counts", (run[0], layout_counts(source, run[0], run[1], _never)))
+        return stop
+    with parallel.pool(workers, _share, (source,)) as pool:
+        todo = iter(runs)
+        flight: deque[tuple[int, Future[list[int]]]] = deque(
+            (run[0], pool.submit(_count, run)) for run in islice(todo, 2 * workers)
+        )
+        while flight:
+            first, future = flight.popleft()
+            counts = future.result()
+            following = next(todo, None)
+            if following is not None:
+                flight.append((following[0], pool.submit(_count, following)))
+            emit("counts", (first, counts))  # raises Cancelled when asked to stop
+    return stop
