@@ -129,6 +129,22 @@ def visible(text: str, *, tab_size: int = TAB_SIZE) -> str:
     return out
 
 
+#: The longest run of digits `int()` reads (Python's guard against quadratic parsing).
+MAX_COUNT_DIGITS = 4300
+
+
+def count_of(digits: str) -> int | None:
+    """The count a marker writes as ASCII digits (commas allowed), or None if too long to read.
+
+    A hostile line can write a count of thousands of digits; `int()` refuses
+    those (after 4,300 digits, a guard against quadratic time) by raising,
+    which crashed a pass. The marker is still a marker; only its amount
+    cannot be said.
+    """
+    plain = digits.replace(",", "").lstrip("0") or "0"
+    return int(plain) if len(plain) <= MAX_COUNT_DIGITS else None
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 line`, `2 lines`, `0 lines`: a count and its noun, agreeing.
 

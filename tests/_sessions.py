@@ -9,6 +9,7 @@ fixed so snapshots are stable.
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -348,3 +349,281 @@ def codex_lines_omitted(rows: int) -> str:
 def codex_chars_truncated(n: int) -> str:
     """The current Codex cut: half head, half tail, `…N chars truncated…` between."""
     return f"Total output lines: 900\n\nhead part\u2026{n} chars truncated\u2026tail part"
+
+
+# -- random sessions, for property tests ----------------------------------------------------------
+
+#: Lines no pass should take for a record, or that only the standard parser may judge.
+JUNK_LINES = (
+    "",
+    "   ",
+    "not json",
+    "[1, 2]",
+    '"a string"',
+    '{"type": ["x"], "uuid": "u-list"}',
+    '{"type": {"a": 1}, "uuid": "u-dict", "payload": {"type": ["y"]}}',
+    '{"type": 5}',
+    '{"type": "user", "uuid": "u-dup", "type": "assistant"}',
+    '{"type": "user", "message": {"role": "user", "content": "lone \\ud800 surrogate"}}',
+    '{"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t\\udfff", '
+    '"content": "x"}]}}',
+    '{"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c\\ud800", '
+    '"output": "Total output lines: 3\\n\\nx"}}',
+    # Keys with lone surrogates, which msgspec cannot match against field names.
+    '{"type": "user", "\\ud800": 1, "message": {"\\udc00": 2, "content": [{"\\ud800": 3, '
+    '"type": "tool_result", "tool_use_id": "toolu_x", '
+    '"content": "... [5 characters truncated] ..."}]}}',
+    '{"type": "response_item", "payload": {"\\ud800": 1, "type": "function_call_output", '
+    '"output": "Total output lines: 3\\n\\nx"}}',
+    '{"type": "user", "n": NaN}',
+    '{"type": "user", "n": ' + "9" * 5000 + "}",
+    # Nested deep, and too deep for the standard parser (between about 900 and 1,000
+    # levels its verdict depends on the caller's stack depth, so neither is there).
+    '{"type": "user", "deep": ' + "[" * 700 + "]" * 700 + "}",
+    '{"type": "user", "deep": ' + "[" * 1500 + "]" * 1500 + "}",
+    '{"type": "user", "bad": "\xff"}',  # written as the invalid UTF-8 byte 0xff
+    '{"type": "user"}\r',
+    '{"type": "assistant", "message": ["not", "an", "object"]}',
+    '{"type": "user", "message": {"content": {"type": "tool_result"}}}',
+    '{"type": "user", "message": {"content": [7, null, "x", {"type": "tool_result", '
+    '"tool_use_id": 5, "content": [1, {"type": "text", "text": 2}]}]}}',
+    '{"type": "user", "toolUseResult": "Error: a string", "message": {"content": []}}',
+    "{",
+)
+
+_TEXTS = (
+    "plain output",
+    "caf\u00e9 \u2713 \U0001f600 and \u4e2d\u6587",
+    "x" * 2500,
+    "line one\nline two\n",
+    "\u00e9" * 1000,
+)
+
+
+def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str) -> str:
+    """A result text with any of Claude Code's marker forms (or several, or quoted)."""
+    path = s.foreign_path(rng.choice([f"{tid}.txt", f"{tid}.json", "a/../b.txt", "x:y.txt"]))
+    preview, more = claude_preview(numbered(rng.choice([3, 60])))
+    forms = [
+        persisted_marker(rng.choice(["1KB", "2.5KB", "17 bytes"]), path, preview, more),
+        saved_marker(path),
+        mcp_marker(rng.choice([12_000, 99]), path),
+        f"head\n... [{rng.choice(['12,345', '7'])} characters truncated] ...\ntail",
+        "[Old tool result content cleared]",
+    ]
+    picked = rng.sample(forms, rng.randint(1, 3))
+    if rng.random() < 0.2:
+        picked.append("quoted: " + rng.choice(forms))
+    return rng.choice(["", "before\n"]) + "\n".join(picked)
+
+
+def random_claude_session(root: Path, seed: int, steps: int) -> Path:
+    """A Claude Code session of `steps` random lines of every kind the pass reads; its path.
+
+    Prompts, tool calls and results (answered, unanswered, answered first, ids
+    named twice), every marker form, responses split over several lines,
+    branches, sidechains, hook lines between turns, compactions, content
+    replacements, subagent links (found, missing, not a plain id), and
+    `JUNK_LINES`; sometimes a subagent transcript, sometimes a torn last line.
+    """
+    rng = random.Random(seed)
+    s = ClaudeSession(root)
+    sub: ClaudeSession | None = None
+    if rng.random() < 0.4:
+        sub = s.subagent("a1")
+        sub.user("the subagent's task")
+        sub.spill("toolu_sub1", numbered(80))
+        sub.tool_use("toolu_sub2", "Read", {})
+    tids: list[str] = ["toolu_sub1"]
+    junk: dict[int, list[str]] = {}
+    last_msg: tuple[str, str] | None = None
+    for i in range(steps):
+        r = rng.random()
+        uuids = [line["uuid"] for line in s.lines if isinstance(line.get("uuid"), str)]
+        if r < 0.08:
+            s.user(rng.choice(_TEXTS))
+        elif r < 0.2:
+            tid = rng.choice(tids) if tids and rng.random() < 0.2 else f"toolu_{seed}_{i}"
+            tids.append(tid)
+            name = rng.choice(["Bash", "Grep", "Read", "mcp__x__y", ""])
+            if rng.random() < 0.3 and last_msg is not None:
+                block = {"type": "tool_use", "id": tid, "name": name, "input": {}}
+                s.assistant(block, msg_id=last_msg[0], request=last_msg[1])
+            else:
+                s.tool_use(tid, name, {"command": "make"})
+                last_msg = (f"msg_{tid}", f"req_{tid}")
+        elif r < 0.32:
+            tid = rng.choice(tids) if tids and rng.random() < 0.85 else f"toolu_new_{i}"
+            tur: object = rng.choice(
+                [
+                    None,
+                    {"stdout": rng.choice(_TEXTS), "stderr": "", "interrupted": False},
+                    {"stdout": "x" * 5000, "stderr": ""},
+                    {"persistedOutputPath": s.foreign_path(f"{tid}.txt"), "persistedOutputSize": 9},
+                    {"persistedOutputPath": None},
+                    {"persistedOutputSize": True, "stdout": 3},
+                    "a string",
+                    [1, 2],
+                ]
+            )
+            text = _marker_texts(rng, s, tid) if rng.random() < 0.6 else rng.choice(_TEXTS)
+            content: object = text
+            if rng.random() < 0.3:
+                content = [
+                    {"type": "text", "text": text},
+                    {"type": "image", "source": {}},
+                    {"type": "text", "text": rng.choice(_TEXTS)},
+                ]
+            s.tool_result(tid, content, tur)
+            if rng.random() < 0.2:  # a second result of the same line
+                line = s.lines[-1]
+                line["message"]["content"].append(
+                    {"type": "tool_result", "tool_use_id": rng.choice(tids), "content": text}
+                )
+        elif r < 0.37:
+            tid = f"toolu_spill_{seed}_{i}"
+            tids.append(tid)
+            s.spill(
+                tid,
+                numbered(rng.choice([5, 200])),
+                write_file=rng.random() < 0.7,
+                path_style=rng.choice(["posix", "windows"]),
+                inline=rng.random() < 0.3,
+            )
+        elif r < 0.41:
+            tid = f"toolu_bash_{seed}_{i}"
+            tids.append(tid)
+            s.bash_spill(tid, f"task{i}", "\n\n" + numbered(rng.choice([3, 90])))
+        elif r < 0.47 and last_msg is not None:
+            s.assistant({"type": "text", "text": "more"}, msg_id=last_msg[0], request=last_msg[1])
+        elif r < 0.52 and uuids:
+            line = s.user("a retry")
+            line["parentUuid"] = rng.choice([*uuids, "nowhere", 7])
+        elif r < 0.56:
+            s.user("a subagent's turn")["isSidechain"] = rng.choice([True, True, "yes"])
+        elif r < 0.62:
+            s.raw(
+                {
+                    "type": rng.choice(["progress", "attachment", "file-history-snapshot"]),
+                    "uuid": f"hook-{seed}-{i}",
+                    "parentUuid": uuids[-1] if uuids else None,
+                }
+            )
+        elif r < 0.66:
+            line = s._base("system")
+            line["subtype"] = "compact_boundary"
+            line["compactMetadata"] = rng.choice([{"trigger": "auto"}, {"trigger": ""}, 5, {}])
+            line["logicalParentUuid"] = rng.choice([*uuids[-3:], "gone", None, 3])
+            s.raw(line)
+        elif r < 0.69:
+            s.user("Summary of the conversation so far")["isCompactSummary"] = True
+        elif r < 0.75:
+            reps: list[object] = []
+            for _ in range(rng.randint(1, 3)):
+                tid = rng.choice(tids) if tids and rng.random() < 0.8 else "toolu_nowhere"
+                reps.append({"toolUseId": tid, "replacement": _marker_texts(rng, s, tid)})
+            reps.append(rng.choice([{"toolUseId": 5}, "x", {"replacement": "y"}]))
+            s.raw({"type": "content-replacement", "sessionId": SESSION_ID, "replacements": reps})
+        elif r < 0.78:
+            agent = rng.choice(["a1", "zz9", "../up", ""])
+            tid = f"toolu_task_{i}"
+            s.tool_use(tid, "Task", {})
+            s.tool_result(tid, "the subagent's answer", {"agentId": agent, "status": "completed"})
+        elif r < 0.81:
+            block = {"type": "tool_use", "id": rng.choice([5, None, "toolu_x"]), "name": 3}
+            s.assistant(block, msg_id=rng.choice(["m1", "m1", 1, True]), request="r")
+        else:
+            junk.setdefault(len(s.lines), []).append(rng.choice(JUNK_LINES))
+    if sub is not None:
+        sub.write()
+    _write_raw(s, junk, torn=rng.random() < 0.2, crlf=rng.random() < 0.1)
+    return s.path
+
+
+def _write_raw(s: ClaudeSession, junk: dict[int, list[str]], *, torn: bool, crlf: bool) -> None:
+    out: list[bytes] = []
+    for k in range(len(s.lines) + 1):
+        for raw in junk.get(k, ()):
+            data = raw.encode("utf-8")
+            out.append(data.replace(b"\xc3\xbf", b"\xff"))  # `"\xff"` as the invalid byte
+        if k < len(s.lines):
+            out.append(_json_line(s.lines[k]).rstrip("\n").encode("utf-8"))
+    end = b"\r\n" if crlf else b"\n"
+    data = end.join(out) + end
+    if torn and len(out[-1]) > 4:
+        data = data[: -len(end) - len(out[-1]) // 2]
+    s.root.mkdir(parents=True, exist_ok=True)
+    s.path.write_bytes(data)
+
+
+def random_codex_rollout(path: Path, seed: int, steps: int) -> Path:
+    """A Codex rollout of `steps` random lines: calls, outputs of every notice and shape
+    (answered before their call, call ids reused), events, and `JUNK_LINES`."""
+    rng = random.Random(seed)
+    calls: list[str] = []
+    outputs = [
+        codex_lines_omitted(300),
+        codex_chars_truncated(1234),
+        "Total output lines: 40\n\nonly the prefix",
+        "[... output truncated to fit 10240 bytes ...]",
+        "head\u202612 tokens truncated\u2026tail",
+        "[omitted 3 text items ...]",
+        "Warning: truncated output (original token count: 999)\nTotal output lines: 7\n\nx",
+        "nothing cut",
+        "caf\u00e9 " * 500,
+    ]
+    lines: list[str] = [
+        json.dumps(codex_line("session_meta", {"id": "0199", "cwd": "/home/someone/proj"}, 0))
+    ]
+    for i in range(steps):
+        r = rng.random()
+        if r < 0.25:
+            call = rng.choice(calls) if calls and rng.random() < 0.15 else f"call_{i}"
+            calls.append(call)
+            kind = rng.choice(["function_call", "custom_tool_call", "local_shell_call"])
+            item: dict[str, Any] = {"type": kind, "call_id": call}
+            if rng.random() < 0.8:
+                item["name"] = rng.choice(["shell", "apply_patch", 7])
+            lines.append(json.dumps(codex_line("response_item", item, i), ensure_ascii=False))
+        elif r < 0.6:
+            call = rng.choice(calls) if calls and rng.random() < 0.85 else f"call_later_{i}"
+            out = rng.choice(outputs)
+            shape = rng.random()
+            output: object = out
+            if shape < 0.15:
+                output = json.dumps({"output": out, "metadata": {"exit_code": 0}})
+            elif shape < 0.25:
+                output = {"output": out}
+            elif shape < 0.35:
+                output = {"content": [{"type": "input_text", "text": out}, {"text": out}]}
+            elif shape < 0.45:
+                output = [{"type": "input_text", "text": out}, {"type": "image"}, {"text": 5}]
+            kind = rng.choice(sorted(OUTPUT_ITEM_TYPES))
+            item = {"type": kind, "call_id": call, "output": output}
+            lines.append(json.dumps(codex_line("response_item", item, i), ensure_ascii=False))
+        elif r < 0.75:
+            payload = {"type": "token_count", "info": {"total": i}}
+            lines.append(json.dumps(codex_line("event_msg", payload, i)))
+        elif r < 0.85:
+            content = [{"type": "output_text", "text": rng.choice(outputs)}]
+            payload = {"type": "message", "role": "assistant", "content": content}
+            lines.append(json.dumps(codex_line("response_item", payload, i), ensure_ascii=False))
+        else:
+            lines.append(rng.choice(JUNK_LINES))
+    data = ("\n".join(lines) + "\n").encode("utf-8").replace(b"\xc3\xbf", b"\xff")
+    if rng.random() < 0.2:
+        data = data[: -1 - len(lines[-1]) // 2]
+    path.write_bytes(data)
+    return path
+
+
+#: Codex's item types that carry a tool's output (`codex.OUTPUT_TYPES`), for rollouts.
+OUTPUT_ITEM_TYPES = frozenset(
+    {
+        "function_call_output",
+        "custom_tool_call_output",
+        "local_shell_call_output",
+        "mcp_tool_call_output",
+        "tool_search_output",
+    }
+)

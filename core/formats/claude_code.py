@@ -12,63 +12,75 @@ and records each marker as a `SpillSite` with what can be checked about it.
 `toolUseResult` is Claude Code's own record, never sent to the model: it is
 read only for what it says about the sidecar (Bash's `persistedOutputPath`
 and `persistedOutputSize`) and to notice the full output written inline.
+
+The pass is a map and a fold (`batches`): `claude_lines.map_claude` reads a
+run of lines into a batch of what they say by themselves, in a worker process
+for a big file, and `ClaudePass` here folds the batches in file order, with
+what needs earlier lines: the uuid tree's branches, the response a line
+continues, a compaction's parent, the tool a result answers, and at the end
+the content replacements.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from transcript_view.core.findings import Finding
-from transcript_view.core.formats.claude_markers import (
-    PREVIEW_UNITS,
-    FoundSpill,
-    basename,
-    find_spills,
+from transcript_view.core.formats.batches import LATER, LineIndex, last_content_line, mapped
+from transcript_view.core.formats.claude_lines import (
+    BRANCH,
+    COMPACTION,
+    CONTINUES,
+    CONVERSATION,
+    FIRST_BRANCH,
+    HEAD_FIRST,
+    SUBAGENTS,
+    TOOL_RESULTS,
+    Block,
+    ClaudeBatch,
+    Line,
+    LineRecord,
+    Message,
+    Note,
+    ResultContext,
+    branch_words,
+    compaction_words,
+    continues_words,
+    line_record,
+    make_site,
+    map_claude,
+    read_line,
+    result_parts,
+    session_dir,
 )
+from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.detect import Format
-from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.formats.rules import site_notes
-from transcript_view.core.markers import is_safe_basename
-from transcript_view.core.transcript import (
-    LineProblem,
-    Transcript,
-    TranscriptError,
-)
+from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
 
-#: Where sidecars live inside a session directory.
-TOOL_RESULTS = "tool-results"
-SUBAGENTS = "subagents"
+__all__ = [
+    "SUBAGENTS",
+    "TOOL_RESULTS",
+    "ClaudeExemption",
+    "ClaudePass",
+    "analyse_claude",
+    "claude_prompt",
+    "is_hook_output",
+    "problem_findings",
+    "read_lines",
+    "result_texts",
+    "seen_length",
+    "session_dir",
+    "session_files",
+    "sidecar_dir",
+]
 
 
 # -- layout ----------------------------------------------------------------------------------
-
-
-def _stem(path: Path) -> str:
-    name = path.name
-    dot = name.rfind(".")
-    return name[:dot] if dot > 0 else name
-
-
-def session_dir(transcript: Path) -> Path:
-    """The session directory a transcript belongs to.
-
-    A subagent file (`…/<session>/subagents/agent-x.jsonl`, or deeper under
-    `subagents/workflows/…`) belongs to its parent session; a main session
-    file to the sibling directory named by its stem.
-    """
-    parents = transcript.parents
-    # Only the layouts Claude Code writes: <session>/subagents/<f>.jsonl and
-    # <session>/subagents/workflows/<wf>/<f>.jsonl. A folder called "subagents"
-    # further up is somebody's directory name, not a session.
-    if len(parents) > 1 and parents[0].name == SUBAGENTS:
-        return parents[1]
-    if len(parents) > 3 and parents[1].name == "workflows" and parents[2].name == SUBAGENTS:
-        return parents[3]
-    return transcript.with_name(_stem(transcript))
 
 
 def sidecar_dir(transcript: Path) -> Path:
@@ -145,290 +157,289 @@ def seen_length(content: object) -> int:
     return end
 
 
-def _cut_words(form: SpillForm, cut: int | None) -> str | None:
-    if form is SpillForm.CLEARED:
-        return "the whole old result (microcompaction)"
-    if cut is None:
-        return None
-    return f"{cut:,} characters"
-
-
-#: Line types that make up the conversation's `uuid` chain.
-_CONVERSATION = frozenset({"user", "assistant", "system"})
-#: What an `agentId` may be before it is made into a file name.
-_AGENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-
-
 @dataclass(frozen=True, slots=True)
-class _Context:
-    """What a tool result's line says about it, beyond its text (for its markers)."""
+class ClaudeExemption:
+    """Sidecars that are no orphan although no marker names them: hook output, and a file
+    named after a tool call of the session (`<tool_use_id>.txt`, written before its marker).
 
-    tid: str | None
-    tool: str | None
-    bash: bool = False
-    persisted_size: int | None = None
-    persisted_name: str | None = None
-    stdout_chars: int | None = None
-    """Length of `toolUseResult.stdout` (the string itself is not kept: it can be 5 MB)."""
+    A value, not a closure, so that an analysis pickles (the pass server sends one back).
+    """
 
+    ids: frozenset[str]
+    """Every tool_use id the session's transcripts mention."""
 
-@dataclass(slots=True)
-class _Result:
-    """A tool result's place, kept until the end for content replacements."""
-
-    line: int
-    sites: list[SpillSite]
-    context: _Context
-
-
-#: The most of a marker's own text kept on its site (what `c` copies).
-MARKER_TEXT_CHARS = 400
-
-
-def make_site(
-    line: int,
-    base: int,
-    block: int,
-    part: int,
-    text: str,
-    found: FoundSpill,
-    ctx: _Context,
-    replaced_at: int | None = None,
-) -> SpillSite:
-    """The one way a Claude Code marker becomes a site (results and replacements alike)."""
-    name = found.file
-    return SpillSite(
-        line=line,
-        offset=base + found.start,
-        format=Format.CLAUDE_CODE,
-        form=found.form,
-        block=block,
-        part=part,
-        start=found.start,
-        end=found.end,
-        file=name,
-        path=found.path,
-        safe_name=name is None or is_safe_basename(name),
-        size_text=found.size_text,
-        preview=found.preview,
-        has_more=found.has_more,
-        cut=_cut_words(found.form, found.cut),
-        tool_use_id=ctx.tid,
-        tool=ctx.tool,
-        bash=ctx.bash,
-        persisted_size=ctx.persisted_size,
-        persisted_name=ctx.persisted_name,
-        inline_chars=_inline(found.preview, ctx.stdout_chars),
-        replaced_at=replaced_at,
-        text=text[found.start : min(found.end, found.start + MARKER_TEXT_CHARS)],
-    )
+    def __call__(self, name: str) -> bool:
+        """Whether `name` is exempt from being an orphan."""
+        return is_hook_output(name) or _stem_of(name) in self.ids
 
 
 @dataclass(slots=True)
 class ClaudePass:
-    """One pass over a Claude Code transcript, fed lines in file order."""
+    """The fold of a Claude Code pass: batches of lines (`map_claude`), in file order.
+
+    Keeps what a batch needs of the lines before it: the last conversation
+    `uuid`, the response the last assistant line is part of. What only a few
+    lines need of far earlier ones — a branch's or a compaction's parent, the
+    tool a result answers when it was named before the result's batch, the
+    result a content replacement replaces — is looked up at the end, all at
+    once, in indexes of hash keys (`LineIndex`) rather than dicts of every id
+    (a gigabyte has a million).
+    """
 
     transcript: Transcript
     analysis: SessionAnalysis
-    tools: dict[str, str] = field(default_factory=dict)
-    """tool_use id -> tool name, from the assistant lines."""
     ids: set[str] = field(default_factory=set)
     """Every tool_use id the file mentions (a sidecar named after one is no orphan)."""
-    results: dict[str, _Result] = field(default_factory=dict)
-    line_end: dict[int, int] = field(default_factory=dict)
-    """Where the next content-replacement text of a line starts in its seen text."""
     replacements: list[tuple[int, str, str]] = field(default_factory=list)
     """(line, tool_use_id, replacement text) from `content-replacement` lines."""
-    uuid_line: dict[str, int] = field(default_factory=dict)
-    """Line of each `uuid` (to say where a branch or a compaction's parent is)."""
+    uuids: LineIndex = field(default_factory=LineIndex)
+    """Conversation lines by `uuid`."""
+    tools: LineIndex = field(default_factory=LineIndex)
+    """Assistant lines by the id of each tool_use block that names its tool."""
+    results: LineIndex = field(default_factory=LineIndex)
+    """User lines by the tool_use id of each tool result with a text."""
     previous_uuid: str | None = None
     response: tuple[object, object, int] | None = None
-    """(message.id, requestId, line) of the last assistant line."""
+    """(message.id, requestId, first line) of the last assistant line's response."""
+    late_sites: list[tuple[int, str, LineRecord]] = field(default_factory=list)
+    """Sites whose tool was named before their batch: (index in the analysis's sites,
+    tool_use_id, their line's record)."""
+    notes_later: dict[int, list[Note]] = field(default_factory=dict)
+    """The notes of lines that still hold a `(BRANCH, parent, before)` or `(COMPACTION,
+    trigger, parent, before)`: a parent only lines before `before` can have."""
 
-    def feed(self, line: int, offset: int, raw: bytes, *, is_last: bool) -> None:
-        """Take one line."""
-        a = self.analysis
-        parsed = a.take(line, offset, raw, is_last=is_last)
-        if parsed is None:
-            return
-        kind = parsed.get("type")
-        self._tree(line, parsed)
-        if kind == "assistant":
-            self._assistant(line, parsed)
-        elif kind == "user":
-            self._user(line, parsed)
-        elif kind == "content-replacement":
-            self._replacement(line, parsed)
-        elif kind == "system" and parsed.get("subtype") == "compact_boundary":
-            meta = parsed.get("compactMetadata")
-            trigger = meta.get("trigger") if isinstance(meta, Mapping) else None
-            before = self._line_of(parsed.get("logicalParentUuid"))
-            where = f"; the conversation through line {before:,} was summarised" if before else ""
-            a.tag(line, f"compaction ({trigger or 'trigger not recorded'}){where}")
+    def read(self, progress: Callable[[int, int], None] | None, workers: int | None) -> None:
+        """Fold every indexed line of the transcript, mapped in batches (`batches.mapped`)."""
+        total = self.transcript.line_count
+        for batch in mapped(self.transcript, map_claude, workers):
+            self.absorb(batch)
+            if progress is not None:
+                progress(batch.last, total)
 
-    def _line_of(self, uuid: object) -> int | None:
-        return self.uuid_line.get(uuid) if isinstance(uuid, str) else None
+    def absorb(self, b: ClaudeBatch) -> None:
+        """Fold the next batch: decide what its lines left to the lines before them.
 
-    def _tree(self, line: int, obj: Mapping[str, Any]) -> None:
-        """Notice branches of the `uuid`/`parentUuid` tree: a rewind, retry or fork.
-
-        Only the conversation's own lines count: hooks' `progress` and
-        `attachment` entries hang off the chain too (anthropics/claude-code#35024),
-        and a turn after one is no branch.
-        """
-        uuid = obj.get("uuid")
-        if not isinstance(uuid, str) or obj.get("type") not in _CONVERSATION:
-            return
-        parent = obj.get("parentUuid")
-        if obj.get("isSidechain") is True:
-            self.analysis.tag(line, "sidechain (a subagent's turn)")
-        if (
-            isinstance(parent, str)
-            and self.previous_uuid is not None
-            and parent != self.previous_uuid
-            and parent in self.uuid_line
-        ):
-            self.analysis.tag(
-                line,
-                f"branches from line {self.uuid_line[parent]:,}, not the line before it "
-                "(a rewind, retry or fork)",
-            )
-        self.uuid_line[uuid] = line
-        self.previous_uuid = uuid
-
-    def _assistant(self, line: int, obj: Mapping[str, Any]) -> None:
-        message = obj.get("message")
-        msg_id = message.get("id") if isinstance(message, Mapping) else None
-        request = obj.get("requestId")
-        if msg_id is not None and self.response is not None:
-            last_id, last_request, first = self.response
-            if (msg_id, request) == (last_id, last_request):
-                self.analysis.tag(line, f"continues the response that starts on line {first:,}")
-                line = first
-        self.response = (msg_id, request, line) if msg_id is not None else None
-        content = message.get("content") if isinstance(message, Mapping) else None
-        if not isinstance(content, list):
-            return
-        for block in content:
-            if isinstance(block, Mapping) and block.get("type") == "tool_use":
-                tid, name = block.get("id"), block.get("name")
-                if isinstance(tid, str):
-                    self.ids.add(tid)
-                    if isinstance(name, str):
-                        self.tools[tid] = name
-
-    def _user(self, line: int, obj: Mapping[str, Any]) -> None:
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
-        a = self.analysis
-        if obj.get("isCompactSummary") is True:
-            a.tag(line, "the compaction's summary: what the model continued from")
-        if not isinstance(content, list):
-            return
-        tur = obj.get("toolUseResult")
-        extra = tur if isinstance(tur, Mapping) else {}
-        agent = extra.get("agentId")
-        if isinstance(agent, str) and agent:
-            self._subagent(line, agent)
-        persisted = extra.get("persistedOutputPath")
-        persisted_name = basename(persisted) if isinstance(persisted, str) else None
-        if persisted_name:
-            self.analysis.named.add(persisted_name)
-        size = extra.get("persistedOutputSize")
-        stdout = extra.get("stdout")
-        for block in content:
-            if isinstance(block, Mapping) and isinstance(block.get("tool_use_id"), str):
-                self.ids.add(block["tool_use_id"])
-        by_result: dict[str, tuple[_Context, list[SpillSite]]] = {}
-        persisted_size = size if isinstance(size, int) and not isinstance(size, bool) else None
-        for b, part, base, text, tid in result_texts(content):
-            tool = self.tools.get(tid) if tid is not None else None
-            bash = (
-                tool == "Bash"
-                or "persistedOutputPath" in extra
-                or (tool is None and isinstance(stdout, str) and "stderr" in extra)
-            )
-            chars = len(stdout) if isinstance(stdout, str) else None
-            ctx = _Context(tid, tool, bash, persisted_size, persisted_name, chars)
-            sites = by_result.setdefault(tid or "", (ctx, []))[1]
-            for found in find_spills(text):
-                site = make_site(line, base, b, part, text, found, ctx)
-                if site.file is not None and site.safe_name:
-                    self.analysis.named.add(site.file)
-                sites.append(site)
-                self.analysis.sites.append(site)
-        end = seen_length(content)
-        for tid, (ctx, sites) in by_result.items():
-            if tid:
-                self.results[tid] = _Result(line, sites, ctx)
-        self.line_end[line] = end
-
-    def _subagent(self, line: int, agent: str) -> None:
-        """A Task's result names its subagent: link its transcript, if it is there.
-
-        The id becomes a file name, so it must be a plain id; the file must be a
-        regular file directly in the session's `subagents/` (2.1.x) or beside
-        the session (the old layout).
+        A line leaves something only when no earlier line of its batch could
+        decide it; it is decided against this pass as it is before the batch.
         """
         a = self.analysis
-        if not _AGENT_ID.match(agent):
-            a.tag(line, "subagent: its agentId is not a plain id (not looked for)")
-            return
-        name = f"agent-{agent}.jsonl"
-        here = self.transcript.path
-        for folder, shown in (
-            (session_dir(here) / SUBAGENTS, f"{SUBAGENTS}/{name}"),
-            (here.parent, name),
-        ):
-            sub = folder / name
-            if sub.is_file() and not sub.is_symlink() and sub != here:
-                a.links[line] = sub
-                a.tag(line, f"subagent transcript: {shown} (enter opens it)")
-                return
-        a.tag(line, f"subagent transcript: {SUBAGENTS}/{name} (not found)")
-
-    def _replacement(self, line: int, obj: Mapping[str, Any]) -> None:
-        reps = obj.get("replacements")
-        if not isinstance(reps, list):
-            return
-        for rep in reps:
-            if not isinstance(rep, Mapping):
-                continue
-            tid, text = rep.get("toolUseId"), rep.get("replacement")
-            if isinstance(tid, str) and isinstance(text, str):
-                self.ids.add(tid)
-                self.replacements.append((line, tid, text))
+        a.envelopes += b.envelopes
+        a.type_counts.update(b.types)
+        a.problems.extend(b.problems)
+        at = len(a.sites)
+        self.late_sites.extend((at + i, tid, record) for i, tid, record in b.late_sites)
+        a.sites.extend(b.sites)
+        head = 0
+        for line in b.notes_later:
+            notes = b.tags[line]
+            done: list[Note] = []
+            for note in notes:
+                if type(note) is str:
+                    done.append(note)
+                    continue
+                code = note[0]
+                if code == FIRST_BRANCH:
+                    previous = self.previous_uuid
+                    if previous is not None and note[1] != previous:
+                        done.append((BRANCH, note[1], b.first))
+                elif code in (BRANCH, COMPACTION):
+                    done.append((*note, b.first))
+                elif code == CONTINUES:
+                    head = line
+                    last = self.response
+                    if last is not None and (note[1], note[2]) == last[:2]:
+                        head = last[2]
+                        done.append(continues_words(head))
+                else:
+                    done.append(continues_words(head))
+            if any(type(note) is tuple for note in done):
+                self.notes_later[line] = done
+                b.tags[line] = []  # keeps the line's place until `finish` words its notes
+            elif done:
+                b.tags[line] = done
+            else:
+                del b.tags[line]
+        a.tags.update(cast(dict[int, list[str]], b.tags))  # every note is words by now
+        a.links.update(b.links)
+        a.named |= b.named
+        self.ids |= b.ids
+        self.uuids.add(b.uuid_keys, b.uuid_lines)
+        self.tools.add(b.tool_keys, b.tool_lines)
+        self.results.add(b.result_keys, b.result_lines)
+        if b.last_uuid is not None:
+            self.previous_uuid = b.last_uuid
+        if b.response is not LATER:
+            response = b.response
+            if response is not None and response[2] == HEAD_FIRST:
+                response = (response[0], response[1], head)
+            self.response = response
+        self.replacements.extend(b.replacements)
 
     def finish(self, lines: int) -> SessionAnalysis:
-        """Apply content replacements, number the markers, and turn problems into findings."""
+        """Decide what waited for the end, apply content replacements, number the markers,
+        and turn problems into findings."""
         a = self.analysis
         a.lines = lines
-        for line, tid, text in self.replacements:
-            result = self.results.get(tid)
-            at = result.line if result is not None else line
-            if result is not None:
-                gone = {id(s) for s in result.sites}
-                a.sites = [s for s in a.sites if id(s) not in gone]
-            new = []
-            base = self.line_end.get(at, 0)
-            self.line_end[at] = base + len(text) + 1
-            ctx = result.context if result is not None else _Context(tid, self.tools.get(tid))
-            for found in find_spills(text):
-                site = make_site(at, base, -1, -1, text, found, ctx, replaced_at=line)
-                if site.file is not None and site.safe_name:
-                    a.named.add(site.file)
-                new.append(site)
-            a.sites.extend(new)
-            if result is not None:
-                result.sites = new
+        self._notes()
+        tids = {tid for _, tid, _ in self.late_sites} | {tid for _, tid, _ in self.replacements}
+        named = self.tools.lines_of({hash(tid) for tid in tids})
+        for i, tid, record in self.late_sites:
+            site = a.sites[i]
+            ctx = record.context(tid, self._tool(named, tid, site.line))
+            a.sites[i] = replace(site, tool=ctx.tool, bash=ctx.bash)
+        self._replace(named)
         a.sites.sort(key=lambda s: (s.line, s.offset))
         a.findings = problem_findings(a.problems)
         for site in a.sites:
             a.findings.extend(site_notes(site))
         a.findings.sort(key=lambda f: f.line or 0)
-        ids = self.ids
-        a.exempt = lambda name: is_hook_output(name) or _stem_of(name) in ids
+        a.exempt = ClaudeExemption(frozenset(self.ids))
         return a
+
+    def _notes(self) -> None:
+        """Word the notes that name a parent, now that every conversation line is indexed."""
+        tags = self.analysis.tags
+        asked = {n[-2] for notes in self.notes_later.values() for n in notes if type(n) is tuple}
+        found = self.uuids.lines_of({hash(u) for u in asked})
+        for line, notes in self.notes_later.items():
+            words: list[str] = []
+            for note in notes:
+                if isinstance(note, str):
+                    words.append(note)
+                    continue
+                parent, before = note[-2], note[-1]
+                at = self._last(found.get(hash(parent), ()), before, self._uuid_at, parent)
+                if note[0] == BRANCH:
+                    if at is not None:
+                        words.append(branch_words(at))
+                else:
+                    words.append(compaction_words(note[1], at))
+            if words:
+                tags[line] = words
+            else:
+                del tags[line]
+
+    def _replace(self, named: dict[int, list[int]]) -> None:
+        """Apply the content replacements, in order.
+
+        A replacement's text is what the model saw instead of a result's, so
+        its markers are placed on the result's line, after the line's own
+        texts, and the result's own markers go. The result is its tool_use
+        id's last one in the file; its line is read again for what its markers
+        carry (replacements are rare; keeping every result's context for them
+        would not be).
+        """
+        if not self.replacements:
+            return
+        a = self.analysis
+        found = self.results.lines_of({hash(tid) for _, tid, _ in self.replacements})
+        # Each result's markers, by its line and id: its own, then its last replacement's.
+        current: dict[tuple[int, str], list[SpillSite]] = {}
+        for s in a.sites:
+            if s.tool_use_id:
+                current.setdefault((s.line, s.tool_use_id), []).append(s)
+        gone: set[int] = set()
+        results: dict[str, int | None] = {}
+        contexts: dict[str, ResultContext] = {}
+        line_end: dict[int, int] = {}
+        for line, tid, text in self.replacements:
+            if tid not in results:
+                results[tid] = self._last(found.get(hash(tid), ()), None, self._answers, tid)
+            result = results[tid]
+            if result is None:
+                at = line
+                ctx = ResultContext(tid, self._tool(named, tid, None))
+            else:
+                at = result
+                if tid not in contexts:
+                    contexts[tid], end = self._result_line(at, tid, self._tool(named, tid, at))
+                    line_end.setdefault(at, end)
+                ctx = contexts[tid]
+                gone.update(id(s) for s in current.get((at, tid), ()))
+            base = line_end.get(at, 0)
+            line_end[at] = base + len(text) + 1
+            new = []
+            for spill in find_spills(text):
+                site = make_site(at, base, -1, -1, text, spill, ctx, replaced_at=line)
+                if site.file is not None and site.safe_name:
+                    a.named.add(site.file)
+                new.append(site)
+            a.sites.extend(new)
+            if result is not None:
+                current[at, tid] = new
+        if gone:
+            a.sites = [s for s in a.sites if id(s) not in gone]
+
+    @staticmethod
+    def _last(
+        lines: Iterable[int],
+        before: int | None,
+        holds: Callable[[int, str], bool],
+        value: str,
+    ) -> int | None:
+        """The last of `lines` before `before` (None: any) that really holds `value`."""
+        for line in sorted(lines, reverse=True):
+            if (before is None or line < before) and holds(line, value):
+                return line
+        return None
+
+    def _tool(self, named: dict[int, list[int]], tid: str, before: int | None) -> str | None:
+        """The tool a tool_use id names as of line `before` (None: the end of the file)."""
+        at = self._last(named.get(hash(tid), ()), before, self._defines, tid)
+        return self._names(at, tid) if at is not None else None
+
+    def _defines(self, line: int, tid: str) -> bool:
+        return self._names(line, tid) is not None
+
+    def _read(self, line: int) -> Line | None:
+        start, _ = self.transcript.line_span(line)
+        obj = read_line(self.transcript.raw_line(line), line, start, is_last=False)
+        return obj if type(obj) is Line else None
+
+    def _uuid_at(self, line: int, uuid: str) -> bool:
+        """Whether `line` is a conversation line with this `uuid`."""
+        obj = self._read(line)
+        return (
+            obj is not None
+            and type(obj.type) is str
+            and obj.type in CONVERSATION
+            and (obj.uuid == uuid)
+        )
+
+    def _names(self, line: int, tid: str) -> str | None:
+        """The tool an assistant line's last tool_use block with this id names, if any."""
+        obj = self._read(line)
+        if obj is None or obj.type != "assistant" or type(obj.message) is not Message:
+            return None
+        name = None
+        content = obj.message.content
+        for block in content if type(content) is list else ():
+            if (
+                type(block) is Block
+                and block.type == "tool_use"
+                and block.id == tid
+                and type(block.name) is str
+            ):
+                name = block.name
+        return name
+
+    def _answers(self, line: int, tid: str) -> bool:
+        """Whether a user line has a tool result with a text for this tool_use id."""
+        obj = self._read(line)
+        if obj is None or obj.type != "user" or type(obj.message) is not Message:
+            return False
+        return any(t == tid for _, _, _, _, t in result_parts(obj.message.content))
+
+    def _result_line(self, at: int, tid: str, tool: str | None) -> tuple[ResultContext, int]:
+        """A result's context and its line's seen length, from the line read again."""
+        obj = self._read(at)
+        if obj is None:  # the file changed under the pass
+            return ResultContext(tid, tool), 0
+        message = obj.message
+        content = message.content if type(message) is Message else None
+        parts = result_parts(content)
+        end = parts[-1][2] + len(parts[-1][3]) + 1 if parts else 0
+        return line_record(obj.toolUseResult).context(tid, tool), end
 
 
 def claude_prompt(obj: Mapping[str, Any]) -> str | None:
@@ -456,15 +467,6 @@ def _stem_of(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else name
 
 
-def _inline(preview: str | None, stdout_chars: int | None) -> int | None:
-    """The inline copy's length when `toolUseResult.stdout` holds far more than the preview."""
-    if preview is None or stdout_chars is None:
-        return None
-    if stdout_chars > max(2 * len(preview), 2 * PREVIEW_UNITS):
-        return stdout_chars
-    return None
-
-
 def problem_findings(problems: Iterable[LineProblem]) -> list[Finding]:
     """A line that is not a JSON object, as `--check` reports it for every format."""
     return [
@@ -490,9 +492,7 @@ def read_lines(
     one `pread` each.
     """
     total = transcript.line_count
-    last = total
-    while last > 0 and not transcript.raw_line(last, 4096).strip():
-        last -= 1
+    last = last_content_line(transcript)
     step = 2048
     for first, offset, parts in transcript.raw_chunks():
         line = first
@@ -509,41 +509,52 @@ def read_lines(
 
 
 def analyse_claude(
-    transcript: Transcript, progress: Callable[[int, int], None] | None = None
+    transcript: Transcript,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    workers: int | None = None,
 ) -> SessionAnalysis:
     """One pass over a Claude Code transcript, with the session's other files for orphans.
 
     Sidecars are shared by the whole session, so a file is an orphan only if no
     transcript of the session (main, every subagent) names it or the tool call
     it is named after.
+
+    Args:
+        transcript: an indexed transcript.
+        progress: called as `(lines_done, lines_total)` after each batch of lines.
+        workers: processes to map lines in (default: `core.parallel.workers_for` its size).
     """
     p = ClaudePass(
         transcript,
         SessionAnalysis(Format.CLAUDE_CODE, transcript, sidecar_dir(transcript.path)),
     )
-    lines = read_lines(
-        transcript, lambda n, off, raw, last: p.feed(n, off, raw, is_last=last), progress
-    )
-    analysis = p.finish(lines)
+    total = transcript.line_count
+    p.read(progress, workers)
+    analysis = p.finish(total)
+    if progress is not None:
+        progress(total, total)
     home = session_dir(transcript.path)
     main = home.with_name(home.name + ".jsonl")
     analysis.owns_orphans = transcript.path == main or not main.is_file()
+    ids = set(p.ids)
     for other in session_files(transcript.path):
         if other == transcript.path:
             continue
-        named, ids = _names_in(other)
+        named, theirs = _names_in(other, workers)
         analysis.named |= named
-        p.ids |= ids
+        ids |= theirs
+    analysis.exempt = ClaudeExemption(frozenset(ids))
     return analysis
 
 
-def _names_in(path: Path) -> tuple[set[str], set[str]]:
+def _names_in(path: Path, workers: int | None) -> tuple[set[str], set[str]]:
     """Sidecar names and tool ids another transcript of the session mentions."""
     try:
         with Transcript(path) as t:
             t.build_index()
             p = ClaudePass(t, SessionAnalysis(Format.CLAUDE_CODE, t, sidecar_dir(path)))
-            read_lines(t, lambda n, off, raw, last: p.feed(n, off, raw, is_last=last))
+            p.read(None, workers)
             p.finish(t.line_count)
             return p.analysis.named, p.ids
     except (OSError, TranscriptError):

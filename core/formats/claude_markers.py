@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from transcript_view.core.formats.model import SpillForm
+from transcript_view.core.text import count_of
 
 #: 2.1.2+: size, absolute path, the preview, and `\n...\n` when there is more.
 _PERSISTED_RE = re.compile(
@@ -110,12 +111,12 @@ def find_spills(text: str) -> list[FoundSpill]:
         if inside(m.start()):
             continue
         path = m["path"].rstrip().removesuffix(".")
-        cut = int(m["chars"].replace(",", ""))
+        cut = count_of(m["chars"])
         found.append(FoundSpill(m.start(), m.end(), SpillForm.MCP_SAVED, path=path, cut=cut))
     for m in _TRUNCATED_RE.finditer(text):
         if inside(m.start()):
             continue
-        cut = int(m["chars"].replace(",", ""))
+        cut = count_of(m["chars"])
         found.append(FoundSpill(m.start(), m.end(), SpillForm.CHARS_TRUNCATED, cut=cut))
     at = text.find(_CLEARED)
     while at >= 0:

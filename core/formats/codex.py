@@ -6,21 +6,40 @@ notices") is a marker with a "not stored" badge and the amount cut, and a
 rollout has no sidecar directory. `response_item` lines are what went to and
 came from the model; `event_msg` lines are the UI's record and are not read
 for markers.
+
+The pass is a map and a fold (`batches`): `map_codex` reads a run of lines
+into a `CodexBatch` (in a worker process, for a big file), and `CodexPass`
+folds the batches in file order; the call an output answers, when it was made
+before the output's batch, is named at the end.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from transcript_view.core.formats.claude_code import problem_findings, read_lines
+import msgspec
+
+from transcript_view.core.formats.batches import (
+    LATER,
+    SHORT_LINE,
+    Later,
+    LineIndex,
+    decode_line,
+    mapped,
+    parse_whole,
+)
+from transcript_view.core.formats.claude_code import problem_findings
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.rules import site_notes
-from transcript_view.core.transcript import Transcript
+from transcript_view.core.text import MAX_COUNT_DIGITS, count_of
+from transcript_view.core.transcript import LineProblem, Transcript
 
 #: Payload types of `response_item` whose text is a tool's output the model was given.
 OUTPUT_TYPES = frozenset(
@@ -62,18 +81,24 @@ class Notice:
     cut: str
 
 
+def _amount(digits: str | None) -> str:
+    """A count as a person reads it ("12,000"), or what it is when too long to read."""
+    n = count_of(digits) if digits is not None else None
+    return f"{n:,}" if n is not None else f"10^{MAX_COUNT_DIGITS} or more"
+
+
 def _cut(form: SpillForm, m: re.Match[str], total: str | None) -> str:
-    n = int(m["n"])
-    of = f" of a {int(total):,}-line output" if total else ""
+    n = _amount(m["n"])
+    of = f" of a {_amount(total)}-line output" if total else ""
     if form is SpillForm.LINES_OMITTED:
-        return f"{n:,} of {int(m['total']):,} lines"
+        return f"{n} of {_amount(m['total'])} lines"
     if form is SpillForm.BYTES_TRUNCATED:
-        return f"everything past {n:,} bytes{of}"
+        return f"everything past {n} bytes{of}"
     if form is SpillForm.CHARS_CUT:
-        return f"{n:,} characters{of}"
+        return f"{n} characters{of}"
     if form is SpillForm.TOKENS_CUT:
-        return f"{n:,} tokens{of}"
-    return f"{n:,} text items"
+        return f"{n} tokens{of}"
+    return f"{n} text items"
 
 
 def find_notices(text: str) -> list[Notice]:
@@ -90,7 +115,7 @@ def find_notices(text: str) -> list[Notice]:
             for m in pattern.finditer(text):
                 found.append(Notice(m.start(), m.end(), form, _cut(form, m, total)))
     if prefix is not None and not found:
-        cut = f"part of {int(prefix['total']):,} lines"
+        cut = f"part of {_amount(prefix['total'])} lines"
         found.append(Notice(prefix.start(), prefix.end() - 1, SpillForm.TOTAL_LINES, cut))
     found.sort(key=lambda n: n.start)
     return found
@@ -129,74 +154,248 @@ def output_parts(output: object) -> Iterator[tuple[int, int, str]]:
         base += len(text) + 1
 
 
+# -- the map --------------------------------------------------------------------------------------
+#
+# A line is decoded into these shapes, which declare only what the pass reads, each
+# field taking any JSON value (see `batches.decode_line`).
+
+_Other = list[Any] | str | int | float | bool | None
+
+
+class Payload(msgspec.Struct, gc=False):
+    """A line's `payload`, as far as the pass reads it (`response_item`'s item)."""
+
+    type: Any = None
+    call_id: Any = None
+    name: Any = None
+    output: Any = None
+
+
+class Line(msgspec.Struct, gc=False):
+    """One rollout line, as far as the pass reads it."""
+
+    type: Any = None
+    payload: Payload | _Other = None
+
+
+_decode = msgspec.json.Decoder(Line).decode
+
+#: Item types that name a call (what its output's markers say they cut).
+CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+
+
+@dataclass(slots=True, eq=False)
+class CodexBatch:
+    """What the fold needs of lines `first` to `last` (made by `map_codex`)."""
+
+    first: int
+    last: int
+    envelopes: int = 0
+    types: dict[str, int] = field(default_factory=dict)
+    problems: list[LineProblem] = field(default_factory=list)
+    sites: list[SpillSite] = field(default_factory=list)
+    late_sites: list[tuple[int, str]] = field(default_factory=list)
+    """Sites whose call was made before the batch: (index in `sites`, call_id)."""
+    call_keys: array[int] = field(default_factory=lambda: array("q"))
+    """`hash` of each call item's call_id (see `batches.LineIndex`)."""
+    call_lines: array[int] = field(default_factory=lambda: array("q"))
+
+
+def map_codex(transcript: Transcript, first: int, last: int, last_content: int) -> CodexBatch:
+    """Read lines `first` to `last` of a rollout into a batch (pure: it reads the lines only)."""
+    b = CodexBatch(first, last)
+    problems = b.problems
+    calls: dict[str, str] = {}  # call_id -> tool name, as the batch's lines so far say
+    call_key, call_line = b.call_keys.append, b.call_lines.append
+    kinds: list[str] = []  # each record's type, counted at the end (in C)
+    count = kinds.append
+    envelopes = 0
+    decode, short = _decode, SHORT_LINE
+    for start, begin, parts in transcript.raw_chunks(first, last):
+        line, after = start - 1, begin
+        for raw in parts:
+            line += 1
+            offset = after
+            after = offset + len(raw) + 1
+            obj = None
+            if len(raw) < short and raw.isascii():  # `batches.decode_line`, inlined
+                try:
+                    obj = decode(raw)
+                except Exception:  # what msgspec refuses: the standard parser says why
+                    obj = None
+            if obj is None:
+                whole = parse_whole(Line, raw, line, offset, is_last=line == last_content)
+                if whole is None:
+                    continue
+                if isinstance(whole, LineProblem):
+                    problems.append(whole)
+                    continue
+                obj = whole
+            envelopes += 1
+            kind = obj.type
+            kind = kind if type(kind) is str else "?"
+            count(kind)
+            item = obj.payload
+            if kind != "response_item" or type(item) is not Payload:
+                continue
+            what = item.type
+            if type(what) is not str:
+                continue  # no call and no output
+            call_id = item.call_id
+            call_id = call_id if type(call_id) is str else None
+            if what in CALL_TYPES:
+                if call_id is not None:
+                    calls[call_id] = _tool_of(item, what)
+                    call_key(hash(call_id))
+                    call_line(line)
+            elif what in OUTPUT_TYPES:
+                output = item.output
+                if type(output) is str and not output.startswith('{"output"'):
+                    # `output_parts` of a plain string, written out: most outputs are one.
+                    found = find_notices(output)
+                    if found:
+                        _sites(b, calls, line, call_id, -1, 0, output, found)
+                    continue
+                for part, base, text in output_parts(output):
+                    found = find_notices(text)
+                    if found:
+                        _sites(b, calls, line, call_id, part, base, text, found)
+    b.envelopes = envelopes
+    b.types = dict(Counter(kinds))
+    return b
+
+
+def _tool_of(item: Payload, kind: str) -> str:
+    """The tool a call item names: its `name`, or its type when it has none."""
+    return item.name if type(item.name) is str else kind
+
+
+def _sites(
+    b: CodexBatch,
+    calls: dict[str, str],
+    line: int,
+    call_id: str | None,
+    part: int,
+    base: int,
+    text: str,
+    notices: list[Notice],
+) -> None:
+    """One output text's truncation notices, each a site (the call made before the batch:
+    its tool is the fold's to name)."""
+    tool: str | Later | None = None
+    if call_id is not None:
+        tool = calls.get(call_id, LATER)
+    for notice in notices:
+        if tool is LATER:
+            assert call_id is not None
+            b.late_sites.append((len(b.sites), call_id))
+        b.sites.append(
+            SpillSite(
+                line=line,
+                offset=base + notice.start,
+                format=Format.CODEX,
+                form=notice.form,
+                block=-1,
+                part=part,
+                start=notice.start,
+                end=notice.end,
+                cut=notice.cut,
+                tool_use_id=call_id,
+                tool=tool if type(tool) is str else None,
+                text=text[notice.start : notice.end],
+            )
+        )
+
+
+# -- the fold -------------------------------------------------------------------------------------
+
+
 @dataclass(slots=True)
 class CodexPass:
-    """One pass over a Codex rollout, fed lines in file order."""
+    """The fold of a Codex pass: batches of lines (`map_codex`), in file order.
+
+    An output whose call was made before its batch is named at the end, from
+    an index of the call items' lines (`batches.LineIndex`), not a dict of
+    every call id.
+    """
 
     transcript: Transcript
     analysis: SessionAnalysis
-    calls: dict[str, str] = field(default_factory=dict)
-    """call_id -> tool name, from `function_call` items."""
+    calls: LineIndex = field(default_factory=LineIndex)
+    """Call items' lines, by call_id."""
+    late_sites: list[tuple[int, str]] = field(default_factory=list)
+    """Sites whose call was made before their batch: (index in the analysis's sites, call_id)."""
 
-    def feed(self, line: int, offset: int, raw: bytes, *, is_last: bool) -> None:
-        """Take one line."""
+    def read(self, progress: Callable[[int, int], None] | None, workers: int | None) -> None:
+        """Fold every indexed line of the rollout, mapped in batches (`batches.mapped`)."""
+        total = self.transcript.line_count
+        for batch in mapped(self.transcript, map_codex, workers):
+            self.absorb(batch)
+            if progress is not None:
+                progress(batch.last, total)
+
+    def absorb(self, b: CodexBatch) -> None:
+        """Fold the next batch."""
         a = self.analysis
-        parsed = a.take(line, offset, raw, is_last=is_last)
-        if parsed is None:
-            return
-        kind = parsed.get("type")
-        payload = parsed.get("payload")
-        if kind == "response_item" and isinstance(payload, Mapping):
-            self._item(line, payload)
-
-    def _item(self, line: int, item: Mapping[str, Any]) -> None:
-        kind = item.get("type")
-        call_id = item.get("call_id")
-        call_id = call_id if isinstance(call_id, str) else None
-        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            name = item.get("name")
-            if call_id is not None:
-                self.calls[call_id] = name if isinstance(name, str) else str(kind)
-            return
-        if kind not in OUTPUT_TYPES:
-            return
-        sites = self.analysis.sites
-        for part, base, text in output_parts(item.get("output")):
-            for notice in find_notices(text):
-                sites.append(
-                    SpillSite(
-                        line=line,
-                        offset=base + notice.start,
-                        format=Format.CODEX,
-                        form=notice.form,
-                        block=-1,
-                        part=part,
-                        start=notice.start,
-                        end=notice.end,
-                        cut=notice.cut,
-                        tool_use_id=call_id,
-                        tool=self.calls.get(call_id) if call_id is not None else None,
-                        text=text[notice.start : notice.end],
-                    )
-                )
+        a.envelopes += b.envelopes
+        a.type_counts.update(b.types)
+        a.problems.extend(b.problems)
+        at = len(a.sites)
+        self.late_sites.extend((at + i, call_id) for i, call_id in b.late_sites)
+        a.sites.extend(b.sites)
+        self.calls.add(b.call_keys, b.call_lines)
 
     def finish(self, lines: int) -> SessionAnalysis:
-        """Turn problems into findings and note every cut."""
+        """Name the calls of the outputs that waited; turn problems into findings; note cuts."""
         a = self.analysis
         a.lines = lines
+        found = self.calls.lines_of({hash(call_id) for _, call_id in self.late_sites})
+        for i, call_id in self.late_sites:
+            site = a.sites[i]
+            tool = None
+            for line in reversed(found.get(hash(call_id), ())):
+                if line < site.line:
+                    tool = self._call_at(line, call_id)
+                    if tool is not None:
+                        break
+            a.sites[i] = replace(site, tool=tool)
         a.findings = problem_findings(a.problems)
         for site in a.sites:
             a.findings.extend(site_notes(site))
         a.findings.sort(key=lambda f: f.line or 0)
         return a
 
+    def _call_at(self, line: int, call_id: str) -> str | None:
+        """The tool a line's call item with this call_id names; None: it has none (a key
+        two call ids share)."""
+        start, _ = self.transcript.line_span(line)
+        obj = decode_line(_decode, Line, self.transcript.raw_line(line), line, start, is_last=False)
+        if type(obj) is not Line or obj.type != "response_item" or type(obj.payload) is not Payload:
+            return None
+        item = obj.payload
+        kind = item.type
+        if type(kind) is not str or kind not in CALL_TYPES or item.call_id != call_id:
+            return None
+        return _tool_of(item, kind)
+
 
 def analyse_codex(
-    transcript: Transcript, progress: Callable[[int, int], None] | None = None
+    transcript: Transcript,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    workers: int | None = None,
 ) -> SessionAnalysis:
-    """One pass over a Codex rollout (it has no sidecars, so nothing else is read)."""
+    """One pass over a Codex rollout (it has no sidecars, so nothing else is read).
+
+    Args:
+        transcript: an indexed transcript.
+        progress: called as `(lines_done, lines_total)` after each batch of lines.
+        workers: processes to map lines in (default: `core.parallel.workers_for` its size).
+    """
     p = CodexPass(transcript, SessionAnalysis(Format.CODEX, transcript, None))
-    lines = read_lines(
-        transcript, lambda n, off, raw, last: p.feed(n, off, raw, is_last=last), progress
-    )
-    return p.finish(lines)
+    total = transcript.line_count
+    p.read(progress, workers)
+    analysis = p.finish(total)
+    if progress is not None:
+        progress(total, total)
+    return analysis

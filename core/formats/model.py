@@ -14,12 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from transcript_view.core.findings import Finding
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.records import SiteKey
-from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
+from transcript_view.core.transcript import LineProblem, Transcript
 
 
 class SpillForm(StrEnum):
@@ -106,9 +105,27 @@ class SpillSite:
         return SiteKey(self.line, self.offset)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
+class NoExemption:
+    """No sidecar is exempt from being an orphan (the default rule).
+
+    A value rather than a lambda, as every format's rule is, so that an
+    analysis pickles: the pass server sends analyses back to the viewer.
+    """
+
+    def __call__(self, name: str) -> bool:
+        """Whether `name` is exempt: never."""
+        return False
+
+
+@dataclass(slots=True, weakref_slot=True)
 class SessionAnalysis:
-    """What one pass over a non-reference transcript found."""
+    """What one pass over a non-reference transcript found.
+
+    Plain data all the way down (its transcript pickles as its path and line
+    index), so it pickles: keep it so. Weakly referable, as `Analysis` is, so the
+    pass server can tell the result it sent back last (`core.parallel`).
+    """
 
     format: Format
     transcript: Transcript
@@ -124,8 +141,9 @@ class SessionAnalysis:
     findings: list[Finding] = field(default_factory=list)
     named: set[str] = field(default_factory=set)
     """Every sidecar basename any file of the session names (orphans are the rest)."""
-    exempt: Callable[[str], bool] = field(default=lambda name: False)
-    """Files that are no orphan although nothing names them (hook output, mirrors)."""
+    exempt: Callable[[str], bool] = field(default=NoExemption())
+    """Files that are no orphan although nothing names them (hook output, mirrors): a
+    picklable callable (`NoExemption`, `claude_code.ClaudeExemption`), never a lambda."""
     tags: dict[int, list[str]] = field(default_factory=dict)
     """What the whole file says about a line that the line alone cannot: the response
     it continues, the branch it starts, the compaction it follows, its subagent."""
@@ -135,24 +153,6 @@ class SessionAnalysis:
     and a tree check lists each orphan once."""
     links: dict[int, Path] = field(default_factory=dict)
     """Lines that name another transcript of the session (a Task's subagent), found."""
-
-    def take(self, line: int, offset: int, raw: bytes, *, is_last: bool) -> dict[str, Any] | None:
-        """Parse one line and count it: its JSON object, or None (blank, or a problem kept).
-
-        The start every format's pass makes of a line: a line that is no JSON
-        object is a `LineProblem` (a torn tail when it is the last), the others
-        are counted by their `type`.
-        """
-        parsed = parse_json_line(raw, line, offset, is_last=is_last)
-        if parsed is None:
-            return None
-        if isinstance(parsed, LineProblem):
-            self.problems.append(parsed)
-            return None
-        self.envelopes += 1
-        kind = parsed.get("type")
-        self.type_counts[kind if isinstance(kind, str) else "?"] += 1
-        return parsed
 
     def tag(self, line: int, words: str) -> None:
         """Add a note about `line` (shown under its heading)."""

@@ -20,10 +20,12 @@ from _analysis_dump import dump
 from _pilot import settle, sync
 from _random_transcripts import random_transcript
 from _screen import assert_layout_consistent
-from _support import EXAMPLES, REFERENCE_TRANSCRIPTS
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE_TRANSCRIPTS
 
 from transcript_view.core import parallel
 from transcript_view.core.analysis import analyse
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer import background, transcript_view, workers
 from transcript_view.viewer.app import TranscriptApp
@@ -278,3 +280,21 @@ def test_an_analysis_the_server_cannot_make_is_made_here(
         workers.run_analysis(t, None, posted.append)
         ready = [m for m in posted if type(m).__name__ == "AnalysisReady"]
         assert len(ready) == 1 and dump(ready[0].analysis) == dump(analyse(t))
+
+
+@pytest.mark.parametrize("fmt", [Format.CLAUDE_CODE, Format.CODEX])
+def test_another_formats_analysis_comes_back_from_the_server_as_made_here(
+    server: parallel.PassServer, fmt: Format
+) -> None:
+    """A Claude Code session and a Codex rollout pickle (their exemptions are data, not
+    lambdas): what `--check` reports of the server's analysis is the in-process one's."""
+    path = CLAUDE_EXAMPLE if fmt is Format.CLAUDE_CODE else CODEX_EXAMPLE
+    with Transcript.open(path) as t:
+        here = analyse_as(t, fmt)
+        got = server.run(background.analysis_job, t, fmt)
+        assert got.transcript is t
+        assert got.sites == here.sites
+        assert got.findings == here.findings and got.named == here.named
+        assert [got.exempt(n) for n in sorted(here.named)] == [
+            here.exempt(n) for n in sorted(here.named)
+        ]

@@ -1,0 +1,237 @@
+"""A session transcript's lines mapped in batches, in worker processes, for a fold in file order.
+
+The Claude Code and Codex passes are a map and a fold, as the reference pass
+is (`core.analysis`): a format's map reads a run of lines and keeps what the
+lines say by themselves (their markers, their problems, what they name) in a
+batch of plain data, and its fold takes the batches in file order and joins
+what needs earlier lines. Mapping needs nothing but the lines, so a big file's
+runs are mapped in forked processes at once (`core.parallel` decides how many).
+
+Also here, what both maps do first with a line: decode it into a msgspec
+`Struct` that declares only the fields the pass reads, which is about twice as
+fast as a whole dict, and fall back to `parse_json_line` (the definition of a
+line) wherever the shape's decode does not vouch for the line.
+"""
+
+from __future__ import annotations
+
+import gc
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from enum import Enum
+from functools import cache
+from itertools import islice
+from types import UnionType
+from typing import Any, TypeVar, Union, get_args, get_origin
+
+import msgspec
+
+from transcript_view.core import parallel
+from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
+
+B = TypeVar("B")
+S = TypeVar("S", bound=msgspec.Struct)
+
+Mapper = Callable[[Transcript, int, int, int], Any]
+"""A format's map: `(transcript, first line, last line, last content line) -> batch`."""
+
+#: A line shorter than this cannot hide what a shape's decode does not check
+#: (see `decode_line`); longer ones are parsed whole.
+SHORT_LINE = 1800
+
+
+class Later(Enum):
+    """A value a map cannot know, left for the fold (which has every earlier line)."""
+
+    LATER = "resolved by the fold"
+
+
+LATER = Later.LATER
+
+
+def decode_line(
+    decode: Callable[[bytes], S],
+    shape: type[S],
+    raw: bytes,
+    line: int,
+    offset: int,
+    *,
+    is_last: bool,
+) -> S | LineProblem | None:
+    """One line as `shape`, or its problem, or None for a blank line (`parse_json_line`'s).
+
+    msgspec decodes a `Struct` by skipping the fields it does not declare, and
+    a skipped value is checked less than a decoded one: its strings' UTF-8 is
+    not validated, its integers are not held to Python's 4,300-digit limit,
+    and its nesting is not seen. A short ASCII line can hide none of those (it
+    has no non-ASCII bytes, no room for 4,301 digits or for 900 levels of
+    nesting), so its decode is taken whenever it succeeds; every other line is
+    parsed whole by `parse_json_line` and converted, which gives the same
+    values (a shape accepts any JSON value in every field it declares, so the
+    conversion never refuses one). `tests/formats/test_session_passes.py`
+    holds the two to that.
+    """
+    if len(raw) < SHORT_LINE and raw.isascii():
+        try:
+            return decode(raw)
+        except Exception:  # DecodeError, ValidationError: the standard parser says why
+            pass
+    return parse_whole(shape, raw, line, offset, is_last=is_last)
+
+
+def parse_whole(
+    shape: type[S], raw: bytes, line: int, offset: int, *, is_last: bool
+) -> S | LineProblem | None:
+    """`decode_line` of a line its shape's decode does not vouch for: parsed whole, converted."""
+    parsed = parse_json_line(raw, line, offset, is_last=is_last)
+    if parsed is None or isinstance(parsed, LineProblem):
+        return parsed
+    try:
+        return msgspec.convert(parsed, shape)
+    except UnicodeEncodeError:
+        # A key with a lone surrogate (the standard parser takes `"\ud800"`), which
+        # msgspec cannot match against field names. No field is named so.
+        return msgspec.convert(_declared(parsed, shape), shape)
+
+
+def _declared(value: object, kind: object) -> object:
+    """`value` without the keys its shape does not declare, in every object made into a shape.
+
+    A shape ignores every other key, so leaving them out changes nothing it
+    holds; a value of no shape (`Any`) is left as it is.
+    """
+    if type(value) is dict:
+        shape = _shape_in(kind)
+        if shape is None:
+            return value
+        types = _field_types(shape)
+        return {k: _declared(v, types[k]) for k, v in value.items() if k in types}
+    if type(value) is list:
+        for member in _members(kind):
+            if get_origin(member) is list:
+                (item,) = get_args(member)
+                return [_declared(v, item) for v in value]
+    return value
+
+
+def _members(kind: object) -> tuple[object, ...]:
+    return get_args(kind) if get_origin(kind) in (Union, UnionType) else (kind,)
+
+
+def _shape_in(kind: object) -> type[msgspec.Struct] | None:
+    for member in _members(kind):
+        if isinstance(member, type) and issubclass(member, msgspec.Struct):
+            return member
+    return None
+
+
+@cache
+def _field_types(shape: type[msgspec.Struct]) -> dict[str, object]:
+    return {f.name: f.type for f in msgspec.structs.fields(shape)}
+
+
+def last_content_line(transcript: Transcript) -> int:
+    """The last line that is not blank: a bad line there is a torn tail, not a malformed one.
+
+    As `read_lines` decides it (a line whose first 4 KiB are white space is blank).
+    """
+    last = transcript.line_count
+    while last > 0 and not transcript.raw_line(last, 4096).strip():
+        last -= 1
+    return last
+
+
+_shared: tuple[Transcript, Mapper, int] | None = None
+
+
+def _share(transcript: Transcript, mapper: Mapper, last_content: int) -> None:
+    """A worker's start: what it maps with (inherited by the fork, not pickled).
+
+    Its cyclic garbage collector is off: a map makes many small objects and
+    no cycles, and a collection walks every live one.
+    """
+    global _shared
+    _shared = (transcript, mapper, last_content)
+    gc.disable()
+
+
+def _run(first: int, last: int) -> Any:
+    assert _shared is not None
+    transcript, mapper, last_content = _shared
+    return mapper(transcript, first, last, last_content)
+
+
+def mapped(
+    transcript: Transcript,
+    mapper: Callable[[Transcript, int, int, int], B],
+    workers: int | None = None,
+) -> Iterator[B]:
+    """Every run of lines mapped by `mapper`, in file order: here, or in `workers` processes.
+
+    Runs are `Transcript.line_ranges` (a few MiB each). `workers` defaults to
+    `core.parallel.workers_for` the file's size. At most two runs per worker
+    are in flight, so a fold slower than the map never holds more than a few
+    batches.
+    """
+    last_content = last_content_line(transcript)
+    runs = transcript.line_ranges()
+    n = parallel.workers_for(transcript.indexed_bytes) if workers is None else workers
+    if n <= 1 or len(runs) < 2:
+        for first, last in runs:
+            yield mapper(transcript, first, last, last_content)
+        return
+    with parallel.pool(n, _share, (transcript, mapper, last_content)) as pool:
+        todo = iter(runs)
+        flight: deque[Future[B]] = deque(pool.submit(_run, *run) for run in islice(todo, 2 * n))
+        while flight:
+            batch = flight.popleft().result()
+            run = next(todo, None)
+            if run is not None:
+                flight.append(pool.submit(_run, *run))
+            yield batch
+
+
+class LineIndex:
+    """The lines that hold each string, by the string's `hash`: arrays, not a dict of strings.
+
+    A pass needs to find a few strings again at its end (a branch's parent
+    uuid, a replaced result's tool_use id), among a million lines' worth; a dict
+    of them all would be a hundred megabytes per gigabyte. Each batch adds two
+    arrays (the keys, and the line of each), and `lines_of` finds a set of keys
+    in all of them at once, at C speed. A key can be two strings' (a 64-bit
+    hash: almost never), so a caller checks the line it finds by reading it.
+
+    The keys are `hash`es, so they are this process's: a batch mapped in a
+    forked worker has the same (`core.parallel`).
+    """
+
+    __slots__ = ("_runs",)
+
+    def __init__(self) -> None:
+        """An empty index."""
+        self._runs: list[tuple[array[int], array[int]]] = []
+
+    def add(self, keys: array[int], lines: array[int]) -> None:
+        """Add a batch's keys and, in the same order, the line holding each."""
+        if keys:
+            self._runs.append((keys, lines))
+
+    def lines_of(self, keys: set[int]) -> dict[int, list[int]]:
+        """Every line with each of `keys` (those that have any), in ascending order."""
+        found: dict[int, list[int]] = {}
+        if not keys:
+            return found
+        for run_keys, run_lines in self._runs:
+            for key in keys.intersection(run_keys):
+                at = run_keys.index(key)
+                while True:
+                    found.setdefault(key, []).append(run_lines[at])
+                    try:
+                        at = run_keys.index(key, at + 1)
+                    except ValueError:
+                        break
+        for lines in found.values():
+            lines.sort()
+        return found

@@ -1,0 +1,616 @@
+"""The map of a Claude Code pass: what a run of lines says by itself, as plain data.
+
+`map_claude` reads lines `first` to `last` and keeps, in a `ClaudeBatch`,
+everything a line decides alone — its problem, its markers, the sidecars and
+tool ids it names, its subagent link, its notes — and, for what earlier lines
+decide, what the fold needs to decide it: a branch's parent, the response a
+line may continue, a compaction's parent, the tool a result answers, and the
+keys of the lines a far later one may ask for (`batches.LineIndex`). Those
+are the fold's (`claude_code.ClaudePass`), which has every earlier line.
+
+A line is decoded into the shapes below, which declare only the fields the
+pass reads; each field accepts any JSON value, as `dict.get` does, so the
+pass reads a field as it would read the dict (`type(x) is Message` where it
+asked `isinstance(x, Mapping)`, `UNSET` where it asked `key in dict`).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from transcript_view.core.formats.batches import LATER, SHORT_LINE, Later, decode_line, parse_whole
+from transcript_view.core.formats.claude_markers import (
+    PREVIEW_UNITS,
+    FoundSpill,
+    basename,
+    find_spills,
+)
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.markers import is_safe_basename
+from transcript_view.core.transcript import LineProblem, Transcript
+
+#: Where sidecars live inside a session directory, and subagent transcripts.
+TOOL_RESULTS = "tool-results"
+SUBAGENTS = "subagents"
+
+# -- the shapes --------------------------------------------------------------------------------
+#
+# Every declared field takes any JSON value: a container the pass reads into is a
+# Struct in a union with every other kind of value (which the pass ignores, as it
+# ignores a value that is not a Mapping), and a leaf is `Any`.
+
+_Other = list[Any] | str | int | float | bool | None
+
+
+class Part(msgspec.Struct, gc=False):
+    """A part of a tool result's content list."""
+
+    type: Any = None
+    text: Any = None
+
+
+class Block(msgspec.Struct, gc=False):
+    """A content block: `tool_use` (assistant), `tool_result` (user), or another kind."""
+
+    type: Any = None
+    id: Any = None
+    name: Any = None
+    tool_use_id: Any = None
+    content: list[Part | _Other] | dict[str, Any] | str | int | float | bool | None = None
+
+
+class Message(msgspec.Struct, gc=False):
+    """A line's `message`."""
+
+    id: Any = None
+    content: list[Block | _Other] | dict[str, Any] | str | int | float | bool | None = None
+
+
+class ToolUseResult(msgspec.Struct, gc=False):
+    """The parts of `toolUseResult` (Claude Code's own record) the pass reads."""
+
+    agentId: Any = None
+    persistedOutputPath: Any | UnsetType = UNSET
+    persistedOutputSize: Any = None
+    stdout: Any = None
+    stderr: Any | UnsetType = UNSET
+
+
+class Replacement(msgspec.Struct, gc=False):
+    """One entry of a `content-replacement` line."""
+
+    toolUseId: Any = None
+    replacement: Any = None
+
+
+class CompactMetadata(msgspec.Struct, gc=False):
+    """A `compact_boundary`'s `compactMetadata`."""
+
+    trigger: Any = None
+
+
+class Line(msgspec.Struct, gc=False):
+    """One Claude Code line, as far as the pass reads it."""
+
+    type: Any = None
+    uuid: Any = None
+    parentUuid: Any = None
+    isSidechain: Any = None
+    requestId: Any = None
+    subtype: Any = None
+    isCompactSummary: Any = None
+    logicalParentUuid: Any = None
+    compactMetadata: CompactMetadata | _Other = None
+    message: Message | _Other = None
+    toolUseResult: ToolUseResult | _Other = None
+    replacements: list[Replacement | _Other] | dict[str, Any] | str | int | float | bool | None = (
+        None
+    )
+
+
+_decode = msgspec.json.Decoder(Line).decode
+
+
+def read_line(raw: bytes, line: int, offset: int, *, is_last: bool) -> Line | LineProblem | None:
+    """One line's shape, its problem, or None for a blank line."""
+    return decode_line(_decode, Line, raw, line, offset, is_last=is_last)
+
+
+# -- reading a user line's results ----------------------------------------------------------------
+
+
+def result_parts(content: object) -> list[tuple[int, int, int, str, str | None]]:
+    """`claude_code.result_texts` of a line's shape: (block, part, base, text, tool_use_id)."""
+    out: list[tuple[int, int, int, str, str | None]] = []
+    if type(content) is not list:
+        return out
+    base = 0
+    for b, block in enumerate(content):
+        if type(block) is not Block or block.type != "tool_result":
+            continue
+        tid = block.tool_use_id
+        tid = tid if type(tid) is str else None
+        inner = block.content
+        if type(inner) is str:
+            out.append((b, -1, base, inner, tid))
+            base += len(inner) + 1
+        elif type(inner) is list:
+            for i, part in enumerate(inner):
+                if type(part) is Part and part.type == "text":
+                    text = part.text
+                    if type(text) is str:
+                        out.append((b, i, base, text, tid))
+                        base += len(text) + 1
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ResultContext:
+    """What a tool result's line says about it, beyond its text (for its markers)."""
+
+    tid: str | None
+    tool: str | None
+    bash: bool = False
+    persisted_size: int | None = None
+    persisted_name: str | None = None
+    stdout_chars: int | None = None
+    """Length of `toolUseResult.stdout` (the string itself is not kept: it can be 5 MB)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineRecord:
+    """The `toolUseResult` facts every result of one line shares."""
+
+    persisted_key: bool
+    """`toolUseResult` has a `persistedOutputPath` (of any value): Bash wrote it."""
+    stdout_bash: bool
+    """`toolUseResult.stdout` is a string and `stderr` is there: Bash's shape."""
+    persisted_size: int | None
+    persisted_name: str | None
+    stdout_chars: int | None
+
+    def context(self, tid: str | None, tool: str | None) -> ResultContext:
+        """The context of a result of this line answering `tool`."""
+        bash = tool == "Bash" or self.persisted_key or (tool is None and self.stdout_bash)
+        return ResultContext(
+            tid, tool, bash, self.persisted_size, self.persisted_name, self.stdout_chars
+        )
+
+
+_NO_RECORD = LineRecord(False, False, None, None, None)
+
+
+def line_record(tur: object) -> LineRecord:
+    """What a line's `toolUseResult` says that its results' markers carry."""
+    if type(tur) is not ToolUseResult:
+        return _NO_RECORD
+    persisted = tur.persistedOutputPath
+    size = tur.persistedOutputSize
+    stdout = tur.stdout
+    return LineRecord(
+        persisted_key=persisted is not UNSET,
+        stdout_bash=type(stdout) is str and tur.stderr is not UNSET,
+        persisted_size=size if type(size) is int else None,
+        persisted_name=basename(persisted) if type(persisted) is str else None,
+        stdout_chars=len(stdout) if type(stdout) is str else None,
+    )
+
+
+#: The most of a marker's own text kept on its site (what `c` copies).
+MARKER_TEXT_CHARS = 400
+
+
+def _cut_words(form: SpillForm, cut: int | None) -> str | None:
+    if form is SpillForm.CLEARED:
+        return "the whole old result (microcompaction)"
+    if cut is None:
+        return None
+    return f"{cut:,} characters"
+
+
+def _inline(preview: str | None, stdout_chars: int | None) -> int | None:
+    """The inline copy's length when `toolUseResult.stdout` holds far more than the preview."""
+    if preview is None or stdout_chars is None:
+        return None
+    if stdout_chars > max(2 * len(preview), 2 * PREVIEW_UNITS):
+        return stdout_chars
+    return None
+
+
+def make_site(
+    line: int,
+    base: int,
+    block: int,
+    part: int,
+    text: str,
+    found: FoundSpill,
+    ctx: ResultContext,
+    replaced_at: int | None = None,
+) -> SpillSite:
+    """The one way a Claude Code marker becomes a site (results and replacements alike)."""
+    name = found.file
+    return SpillSite(
+        line=line,
+        offset=base + found.start,
+        format=Format.CLAUDE_CODE,
+        form=found.form,
+        block=block,
+        part=part,
+        start=found.start,
+        end=found.end,
+        file=name,
+        path=found.path,
+        safe_name=name is None or is_safe_basename(name),
+        size_text=found.size_text,
+        preview=found.preview,
+        has_more=found.has_more,
+        cut=_cut_words(found.form, found.cut),
+        tool_use_id=ctx.tid,
+        tool=ctx.tool,
+        bash=ctx.bash,
+        persisted_size=ctx.persisted_size,
+        persisted_name=ctx.persisted_name,
+        inline_chars=_inline(found.preview, ctx.stdout_chars),
+        replaced_at=replaced_at,
+        text=text[found.start : min(found.end, found.start + MARKER_TEXT_CHARS)],
+    )
+
+
+# -- the batch -------------------------------------------------------------------------------------
+
+#: A note the fold finishes, in its line's list of notes (`ClaudeBatch.tags`), first field first:
+#: `(FIRST_BRANCH, parent)`: the batch's first conversation line (the line before it is the fold's);
+FIRST_BRANCH = 0
+#: `(BRANCH, parent)`: a parent that is not the line before, nor any earlier line of the batch;
+BRANCH = 1
+#: `(CONTINUES, message id, request id)`: the batch's first assistant line, which may
+#: continue the response of the fold's last one;
+CONTINUES = 2
+#: `(HEAD,)`: continues the response that the batch's first assistant line is part of;
+HEAD = 3
+#: `(COMPACTION, trigger, logicalParentUuid)`: a parent no earlier line of the batch has.
+COMPACTION = 4
+
+Note = str | tuple[Any, ...]
+
+#: `ClaudeBatch.response`'s first line when it is the first assistant line's response's,
+#: which only the fold knows (lines are numbered from 1).
+HEAD_FIRST = 0
+
+
+def branch_words(at: int) -> str:
+    """The note on a line whose parent is not the line before it."""
+    return f"branches from line {at:,}, not the line before it (a rewind, retry or fork)"
+
+
+def continues_words(first: int) -> str:
+    """The note on an assistant line that continues an earlier line's response."""
+    return f"continues the response that starts on line {first:,}"
+
+
+def compaction_words(trigger: object, before: int | None) -> str:
+    """The note on a compaction boundary."""
+    where = f"; the conversation through line {before:,} was summarised" if before else ""
+    return f"compaction ({trigger or 'trigger not recorded'}){where}"
+
+
+SIDECHAIN = "sidechain (a subagent's turn)"
+SUMMARY = "the compaction's summary: what the model continued from"
+
+#: Line types that make up the conversation's `uuid` chain.
+CONVERSATION = frozenset({"user", "assistant", "system"})
+#: What an `agentId` may be before it is made into a file name.
+_AGENT_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+@dataclass(slots=True, eq=False)
+class ClaudeBatch:
+    """What the fold needs of lines `first` to `last` (made by `map_claude`).
+
+    Plain data, so a worker process can send it back.
+    """
+
+    first: int
+    last: int
+    envelopes: int = 0
+    types: dict[str, int] = field(default_factory=dict)
+    problems: list[LineProblem] = field(default_factory=list)
+    sites: list[SpillSite] = field(default_factory=list)
+    late_sites: list[tuple[int, str, LineRecord]] = field(default_factory=list)
+    """Sites whose tool was named before the batch: (index in `sites`, tool_use_id, record)."""
+    tags: dict[int, list[Note]] = field(default_factory=dict)
+    notes_later: list[int] = field(default_factory=list)
+    """Lines whose notes hold one the fold finishes (a tuple), in order."""
+    uuid_keys: array[int] = field(default_factory=lambda: array("q"))
+    """`hash` of each conversation `uuid` of the batch (the strings are not sent: a
+    fold only looks one up for a branch or a compaction, and checks the line it finds)."""
+    uuid_lines: array[int] = field(default_factory=lambda: array("q"))
+    """The last line of the batch with each of `uuid_keys`."""
+    last_uuid: str | None = None
+    """The last conversation line's `uuid` (None: the batch has none)."""
+    response: tuple[object, object, int] | Later | None = LATER
+    """(message id, request id, first line) of the last assistant line's response
+    (`HEAD_FIRST`: the first assistant line's); LATER when the batch has no assistant line."""
+    tool_keys: array[int] = field(default_factory=lambda: array("q"))
+    """`hash` of the id of each tool_use block that names its tool (see `LineIndex`)."""
+    tool_lines: array[int] = field(default_factory=lambda: array("q"))
+    result_keys: array[int] = field(default_factory=lambda: array("q"))
+    """`hash` of the tool_use id of each tool result that has a text."""
+    result_lines: array[int] = field(default_factory=lambda: array("q"))
+    ids: set[str] = field(default_factory=set)
+    named: set[str] = field(default_factory=set)
+    replacements: list[tuple[int, str, str]] = field(default_factory=list)
+    links: dict[int, Path] = field(default_factory=dict)
+
+
+def map_claude(transcript: Transcript, first: int, last: int, last_content: int) -> ClaudeBatch:
+    """Read lines `first` to `last` of a Claude Code transcript into a batch.
+
+    Pure: it reads the lines (and, for a Task's subagent, whether its file is
+    there) and nothing else, so it runs in any process. One loop with the
+    field reads written out, because it runs once a line.
+    """
+    b = ClaudeBatch(first, last)
+    problems, tags, ids = b.problems, b.tags, b.ids
+    kinds: list[str] = []  # each record's type, counted at the end (in C)
+    count = kinds.append
+    tools: dict[str, str] = {}  # tool_use id -> tool name, as the batch's lines so far say
+    tool_key, tool_line = b.tool_keys.append, b.tool_lines.append
+    uuids: dict[str, int] = {}  # each conversation line's uuid -> the last line so far with it
+    later = b.notes_later.append
+    envelopes = 0
+    previous: str | Later | None = LATER
+    response: tuple[object, object, int] | Later | None = LATER
+    decode, short = _decode, SHORT_LINE
+    for start, begin, parts in transcript.raw_chunks(first, last):
+        line, after = start - 1, begin
+        for raw in parts:
+            line += 1
+            offset = after
+            after = offset + len(raw) + 1
+            obj = None
+            if len(raw) < short and raw.isascii():  # `batches.decode_line`, inlined
+                try:
+                    obj = decode(raw)
+                except Exception:  # what msgspec refuses: the standard parser says why
+                    obj = None
+            if obj is None:
+                whole = parse_whole(Line, raw, line, offset, is_last=line == last_content)
+                if whole is None:
+                    continue
+                if isinstance(whole, LineProblem):
+                    problems.append(whole)
+                    continue
+                obj = whole
+            envelopes += 1
+            kind = obj.type
+            if type(kind) is not str:
+                count("?")
+                continue
+            count(kind)
+            if kind not in CONVERSATION:
+                if kind == "content-replacement":
+                    _replacements(b, line, obj.replacements)
+                continue
+            # The uuid tree: a line whose parent is not the line before is a branch.
+            uuid = obj.uuid
+            notes: list[Note] | None = None
+            if type(uuid) is str:
+                if obj.isSidechain is True:
+                    notes = [SIDECHAIN]
+                parent = obj.parentUuid
+                if type(parent) is str and parent != previous:
+                    if previous is LATER:
+                        notes = (notes or []) + [(FIRST_BRANCH, parent)]
+                    elif previous is not None:
+                        at = uuids.get(parent)
+                        note: Note = branch_words(at) if at is not None else (BRANCH, parent)
+                        notes = (notes or []) + [note]
+                uuids[uuid] = line
+                previous = uuid
+            if kind == "user":
+                if obj.isCompactSummary is True:
+                    notes = (notes or []) + [SUMMARY]
+                message = obj.message
+                content = message.content if type(message) is Message else None
+                if type(content) is list:
+                    notes = _user(b, tools, transcript.path, line, obj, content, notes)
+            elif kind == "assistant":
+                message = obj.message
+                msg_id = message.id if type(message) is Message else None
+                if msg_id is None:
+                    response = None
+                else:
+                    request = obj.requestId
+                    begins = line
+                    if response is LATER:
+                        notes = (notes or []) + [(CONTINUES, msg_id, request)]
+                        begins = HEAD_FIRST
+                    elif response is not None and (msg_id, request) == response[:2]:
+                        begins = response[2]
+                        note = continues_words(begins) if begins != HEAD_FIRST else (HEAD,)
+                        notes = (notes or []) + [note]
+                    response = (msg_id, request, begins)
+                if type(message) is Message and type(message.content) is list:
+                    for block in message.content:
+                        if type(block) is Block and block.type == "tool_use":
+                            tid, name = block.id, block.name
+                            if type(tid) is str:
+                                ids.add(tid)
+                                if type(name) is str:
+                                    tools[tid] = name
+                                    tool_key(hash(tid))
+                                    tool_line(line)
+            elif obj.subtype == "compact_boundary":
+                meta = obj.compactMetadata
+                trigger = meta.trigger if type(meta) is CompactMetadata else None
+                parent = obj.logicalParentUuid
+                before = uuids.get(parent) if type(parent) is str else None
+                if before is None and type(parent) is str:
+                    notes = (notes or []) + [(COMPACTION, trigger, parent)]
+                else:
+                    notes = (notes or []) + [compaction_words(trigger, before)]
+            if notes is not None:
+                tags[line] = notes
+                for note in notes:
+                    if type(note) is tuple:
+                        later(line)
+                        break
+    b.envelopes = envelopes
+    b.types = dict(Counter(kinds))
+    b.last_uuid = previous if type(previous) is str else None
+    b.uuid_keys = array("q", map(hash, uuids))
+    b.uuid_lines = array("q", uuids.values())
+    b.response = response
+    return b
+
+
+def _user(
+    b: ClaudeBatch,
+    tools: dict[str, str],
+    here: Path,
+    line: int,
+    obj: Line,
+    content: list[Any],
+    notes: list[Note] | None,
+) -> list[Note] | None:
+    """A user line whose content is a list: its tool results, their markers, its subagent.
+
+    The texts are numbered as `result_parts` numbers them, written out here
+    because every tool result goes through it.
+    """
+    tur = obj.toolUseResult
+    if type(tur) is ToolUseResult:
+        agent = tur.agentId
+        if type(agent) is str and agent:
+            notes = (notes or []) + [_subagent(b, here, line, agent)]
+        persisted = tur.persistedOutputPath
+        if type(persisted) is str:
+            name = basename(persisted)
+            if name:
+                b.named.add(name)
+    ids = b.ids
+    base = 0
+    for blk, block in enumerate(content):
+        if type(block) is not Block:
+            continue
+        tid = block.tool_use_id
+        if type(tid) is str:
+            ids.add(tid)
+        else:
+            tid = None
+        if block.type != "tool_result":
+            continue
+        inner = block.content
+        if type(inner) is str:
+            texts: list[tuple[int, str]] | tuple[tuple[int, str]] = ((-1, inner),)
+        elif type(inner) is list:
+            texts = [
+                (i, p.text)
+                for i, p in enumerate(inner)
+                if type(p) is Part and p.type == "text" and type(p.text) is str
+            ]
+            if not texts:
+                continue
+        else:
+            continue
+        if tid:
+            b.result_keys.append(hash(tid))
+            b.result_lines.append(line)
+        for part, text in texts:
+            found = find_spills(text)
+            if found:
+                _sites(b, tools, line, base, blk, part, text, found, tid, line_record(tur))
+            base += len(text) + 1
+    return notes
+
+
+def _sites(
+    b: ClaudeBatch,
+    tools: dict[str, str],
+    line: int,
+    base: int,
+    blk: int,
+    part: int,
+    text: str,
+    found: list[FoundSpill],
+    tid: str | None,
+    record: LineRecord,
+) -> None:
+    """One result text's markers as sites (the tool named before the batch: the fold's)."""
+    late = tid is not None and tid not in tools
+    ctx = record.context(tid, tools.get(tid) if tid is not None else None)
+    for spill in found:
+        site = make_site(line, base, blk, part, text, spill, ctx)
+        if site.file is not None and site.safe_name:
+            b.named.add(site.file)
+        if late:
+            assert tid is not None
+            b.late_sites.append((len(b.sites), tid, record))
+        b.sites.append(site)
+
+
+def _subagent(b: ClaudeBatch, here: Path, line: int, agent: str) -> str:
+    """A Task's result names its subagent: link its transcript, if it is there.
+
+    The id becomes a file name, so it must be a plain id; the file must be a
+    regular file directly in the session's `subagents/` (2.1.x) or beside
+    the session (the old layout).
+    """
+    if not _AGENT_ID.match(agent):
+        return "subagent: its agentId is not a plain id (not looked for)"
+    name = f"agent-{agent}.jsonl"
+    for folder, shown in (
+        (session_dir(here) / SUBAGENTS, f"{SUBAGENTS}/{name}"),
+        (here.parent, name),
+    ):
+        sub = folder / name
+        if sub.is_file() and not sub.is_symlink() and sub != here:
+            b.links[line] = sub
+            return f"subagent transcript: {shown} (enter opens it)"
+    return f"subagent transcript: {SUBAGENTS}/{name} (not found)"
+
+
+def _replacements(b: ClaudeBatch, line: int, reps: object) -> None:
+    if type(reps) is not list:
+        return
+    for rep in reps:
+        if type(rep) is not Replacement:
+            continue
+        tid, text = rep.toolUseId, rep.replacement
+        if type(tid) is str and type(text) is str:
+            b.ids.add(tid)
+            b.replacements.append((line, tid, text))
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    dot = name.rfind(".")
+    return name[:dot] if dot > 0 else name
+
+
+def session_dir(transcript: Path) -> Path:
+    """The session directory a transcript belongs to.
+
+    A subagent file (`…/<session>/subagents/agent-x.jsonl`, or deeper under
+    `subagents/workflows/…`) belongs to its parent session; a main session
+    file to the sibling directory named by its stem.
+    """
+    parents = transcript.parents
+    # Only the layouts Claude Code writes: <session>/subagents/<f>.jsonl and
+    # <session>/subagents/workflows/<wf>/<f>.jsonl. A folder called "subagents"
+    # further up is somebody's directory name, not a session.
+    if len(parents) > 1 and parents[0].name == SUBAGENTS:
+        return parents[1]
+    if len(parents) > 3 and parents[1].name == "workflows" and parents[2].name == SUBAGENTS:
+        return parents[3]
+    return transcript.with_name(_stem(transcript))
