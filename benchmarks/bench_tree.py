@@ -56,7 +56,8 @@ def run(runs: int = 3) -> list[tuple[str, float, float, str]]:
             f"--check DIR, {FILES:,} transcripts (~{FILES * FILE_SIZE >> 20} MiB)",
             check,
             base,
-            f"parse floor ({floor_parser()} of every line of every file, one process; target <= 2)",
+            f"parse floor ({floor_parser()} of every line of every file, in one process)"
+            " (target <= 2)",
         )
     ]
 
