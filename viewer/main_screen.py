@@ -190,7 +190,10 @@ class TranscriptScreen(Screen[None]):
     @work(thread=True, group="analysis")
     def _analyse(self, transcript: Transcript, analyser: Analyser | None) -> None:
         """The one streaming pass: operations, markers, replay, line problems."""
-        workers.run_analysis(transcript, analyser, self.post_message, self.format)
+        worker = get_current_worker()
+        workers.run_analysis(
+            transcript, analyser, self.post_message, self.format, lambda: worker.is_cancelled
+        )
 
     # Exclusive: a re-analysis (follow mode) hashes what its ledger wants and
     # lists orphans against its own named files; an older run must not land after.

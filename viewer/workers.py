@@ -96,6 +96,7 @@ def run_analysis(
     analyser: Analyser | None,
     post: Post,
     fmt: Format = Format.REFERENCE,
+    cancelled: Cancelled = _never,
 ) -> None:
     """The one streaming pass (operations, markers, replay, line problems).
 
@@ -103,6 +104,8 @@ def run_analysis(
     otherwise one pass of the format's reader runs, whose working state is
     freed when it ends: for a big file in the program's pass server
     (`core.parallel`), which uses every core, while this thread only waits.
+    Cancelled (the screen closed, the app quits), a pass in the server stops
+    at its next batch instead of keeping the quit waiting for it.
     A bug in the pass is posted as `AnalysisFailed`
     rather than raised: the file view must survive it.
     """
@@ -112,6 +115,8 @@ def run_analysis(
         give_way()
 
     def on_event(kind: str, value: Any) -> bool:
+        if cancelled():
+            return False  # the screen closed (or the app quits): the server stops the pass
         if kind == "progress":
             post(Progress("reading", *value))
         elif kind == "found":
@@ -125,6 +130,8 @@ def run_analysis(
         elif server is not None and transcript.indexed_bytes >= parallel.PARALLEL_BYTES:
             try:
                 analysis = server.run(analysis_job, transcript, fmt, on_event=on_event)
+                if analysis is None or cancelled():
+                    return  # stopped, or done as it was cancelled: nobody waits for it
             except (parallel.PassFailed, OSError):
                 # The server could not (it is gone, or what it made would not travel
                 # back): here, as without a server; a bug in the pass raises again.

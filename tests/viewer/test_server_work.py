@@ -197,7 +197,7 @@ async def test_n_steps_to_a_marker_found_before_the_analysis_is_done(
         lines = sorted({s.line for s in analyse(t).sites})
     assert lines
 
-    def still_reading(transcript: Transcript, analyser: Any, post: Any, fmt: Any) -> None:
+    def still_reading(transcript: Transcript, analyser: Any, post: Any, *rest: Any) -> None:
         post(Progress("reading", 1, 2))
         post(LinesFound(lines[:1], []))
 
@@ -298,3 +298,16 @@ def test_another_formats_analysis_comes_back_from_the_server_as_made_here(
         assert [got.exempt(n) for n in sorted(here.named)] == [
             here.exempt(n) for n in sorted(here.named)
         ]
+
+
+def test_a_cancelled_analysis_stops_in_the_server_and_lands_nowhere(
+    server: parallel.PassServer, transcript_path: Path
+) -> None:
+    """Quitting while a big file is read must not wait for the pass to end."""
+    posted: list[Any] = []
+    with Transcript.open(transcript_path) as t:
+        workers.run_analysis(t, None, posted.append, Format.REFERENCE, lambda: True)
+        assert not [m for m in posted if type(m).__name__ in ("AnalysisReady", "AnalysisFailed")]
+        # The server is free for the next one.
+        workers.run_analysis(t, None, posted.append)
+    assert [type(m).__name__ for m in posted][-1] == "AnalysisReady"
