@@ -701,9 +701,9 @@ class TranscriptView(ScrollView, can_focus=True):
             if index >= doc.blocks or doc.is_cached(index):
                 doc.rebuild(index)  # built now, or marked dirty for when it is laid out
             else:
-                doc.invalidate([index])
                 later.append(index)
         if later:
+            doc.invalidate(later)  # once: a prefetch built from the old look is refused
             self._recount_request += 1
             for index in later:
                 self._recount_asked[(doc.view, index)] = self._recount_request
