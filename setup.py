@@ -1,4 +1,4 @@
-"""Build hook: the package map, found automatically, and the two optional C extensions.
+"""Build hook: the package map, found automatically, and the three optional C extensions.
 
 The repository keeps the library in `core/` and the app in `viewer/`, but the
 distribution claims a single import name, `transcript_view`: `core/` installs
@@ -9,9 +9,11 @@ builds the wheel and imports every module from a clean install to prove it.
 
 `transcript_view.core._gcount` counts grapheme clusters with the GIL released
 (see core/_gcount.c); `transcript_view.core._lines` finds line starts with
-memchr for the line index (core/_lines.c). Both are `optional`: on a machine
-without a C compiler the install still succeeds and the same work runs in pure
-Python, with the same answers, only slower.
+memchr for the line index (core/_lines.c); `transcript_view.viewer._rows`
+counts the file view's rows of a plain line as the analysis reads it
+(viewer/_rows.c). All are `optional`: on a machine without a C compiler the
+install still succeeds and the same work runs in pure Python, with the same
+answers, only slower.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -36,8 +38,9 @@ setup(
     package_data={
         "transcript_view": ["py.typed"],
         "transcript_view.core": ["_gcount.pyi", "_lines.pyi"],
+        "transcript_view.viewer": ["_rows.pyi"],
     },
-    exclude_package_data={"transcript_view.core": ["*.c"]},
+    exclude_package_data={"transcript_view.core": ["*.c"], "transcript_view.viewer": ["*.c"]},
     ext_modules=[
         Extension(
             "transcript_view.core._gcount",
@@ -47,6 +50,11 @@ setup(
         Extension(
             "transcript_view.core._lines",
             sources=["core/_lines.c"],
+            optional=True,
+        ),
+        Extension(
+            "transcript_view.viewer._rows",
+            sources=["viewer/_rows.c"],
             optional=True,
         ),
     ],

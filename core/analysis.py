@@ -69,6 +69,15 @@ Found = Callable[[list[int], list[int]], None]
 """Told what a batch of lines found, before the pass ends: the lines of its markers
 and of its line problems, in file order (a viewer steps through them meanwhile)."""
 
+Measure = Callable[[str, Mapping[str, Any], bytes], int]
+"""A caller's own number for each envelope line, taken where the pass decodes it:
+`(type, payload, the line's bytes) -> int` (a viewer counts the line's rows).
+It runs in whichever process maps the line (forked: it need not pickle), and
+must not keep what it is given. Lines that are no envelope get -1."""
+
+Measured = Callable[[int, "array[int]"], None]
+"""Told a batch's measures, in file order: `(first line, one int a line)`."""
+
 
 @dataclass(slots=True, weakref_slot=True)
 class Analysis:
@@ -247,6 +256,8 @@ class LineBatch:
     folded: LocalOps | None = None
     """The batch's operations, already folded where it was mapped (`_fold_run`); its
     events then hold only the replay's edits."""
+    measures: array[int] | None = None
+    """The caller's `Measure` of each line, `first` to `last` (-1: no envelope), if asked."""
 
     def seal(self) -> LineBatch:
         """Sort the keys for the fold's whole-file id check; returns the batch."""
@@ -282,20 +293,28 @@ def _sites(
     return sites, None
 
 
-def map_lines(transcript: Transcript, first: int, last: int) -> LineBatch:
+def map_lines(
+    transcript: Transcript, first: int, last: int, measure: Measure | None = None
+) -> LineBatch:
     """Read and parse lines `first` to `last`, keeping what the fold needs of each.
 
     Pure: it reads the lines and nothing else, so it runs in any process.
+    With `measure`, the batch also keeps its number for each line (`measures`).
     """
     batch = LineBatch(first, last)
-    _map_into(batch, transcript.raw_chunks(first, last))
+    _map_into(batch, transcript.raw_chunks(first, last), measure=measure)
     return batch.seal()
+
+
+def _unmeasured(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
+    return -1
 
 
 def _map_into(
     batch: LineBatch,
     chunks: Iterable[tuple[int, int, Sequence[bytes | Parsed]]],
     fold: AnalysisPass | None = None,
+    measure: Measure | None = None,
 ) -> None:
     """Add lines to a batch, in runs: `(first line, its offset, [bytes or parsed line, …])`.
 
@@ -309,7 +328,8 @@ def _map_into(
     (`Message.role`, `.content`, `.is_sticky`, `.tool_calls`, …).
 
     With `fold`, a batch's own pass (`_fold_run`), each operation's event goes
-    straight to it instead of into the batch.
+    straight to it instead of into the batch. With `measure` (lines given as
+    bytes), each envelope line's measure goes into `batch.measures`.
     """
     types = batch.types
     add_key, add_key_line = batch.keys.append, batch.key_lines.append
@@ -322,6 +342,10 @@ def _map_into(
     decode = _decode
     envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
     first_envelope, meta_line = batch.first_envelope, batch.meta_line
+    measures = None
+    count = measure or _unmeasured
+    if measure is not None:
+        measures = batch.measures = array("i", [-1]) * (batch.last - batch.first + 1)
     data: Any
     kind: str
     for first, start, items in chunks:
@@ -374,6 +398,8 @@ def _map_into(
             p = data.get("payload")
             if type(p) is not dict and not isinstance(p, Mapping):
                 p = _EMPTY
+            if measures is not None:
+                measures[line - batch.first] = count(kind, p, cast(bytes, raw))
             if kind == "message":
                 role = p.get("role")
                 if type(role) is not str and not isinstance(role, str):
@@ -478,17 +504,18 @@ def _map_into(
 # -- the map's processes ------------------------------------------------------------------------
 
 _shared: Transcript | None = None
+_measure: Measure | None = None
 
 
-def _share(transcript: Transcript) -> None:
+def _share(transcript: Transcript, measure: Measure | None = None) -> None:
     """A worker's start: the transcript it reads (inherited by the fork, not pickled).
 
     The worker's cyclic garbage collector is off: the map makes millions of
     tuples and no cycles, and every collection walks all the live ones (a
     fifth of the map's time); reference counting frees everything it drops.
     """
-    global _shared
-    _shared = transcript
+    global _shared, _measure
+    _shared, _measure = transcript, measure
     gc.disable()
 
 
@@ -526,16 +553,18 @@ class LocalOps:
 
 def _map_run(run: tuple[int, int]) -> LineBatch:
     assert _shared is not None
-    return map_lines(_shared, run[0], run[1])
+    return map_lines(_shared, run[0], run[1], _measure)
 
 
 def _fold_run(run: tuple[int, int]) -> LineBatch:
     """A worker's job: map the run, then fold its operations from an empty state."""
     assert _shared is not None
-    return fold_lines(_shared, run[0], run[1])
+    return fold_lines(_shared, run[0], run[1], _measure)
 
 
-def fold_lines(transcript: Transcript, first: int, last: int) -> LineBatch:
+def fold_lines(
+    transcript: Transcript, first: int, last: int, measure: Measure | None = None
+) -> LineBatch:
     """`map_lines`, with the batch's operations folded from an empty state (`LocalOps`).
 
     Its events then hold only the replay's edits; `AnalysisPass.absorb` merges
@@ -543,7 +572,7 @@ def fold_lines(transcript: Transcript, first: int, last: int) -> LineBatch:
     """
     batch = LineBatch(first, last)
     local = AnalysisPass(transcript, exact_ids=False, local=True)
-    _map_into(batch, transcript.raw_chunks(first, last), local)
+    _map_into(batch, transcript.raw_chunks(first, last), local, measure)
     batch.folded = local.export()
     return batch.seal()
 
@@ -559,7 +588,11 @@ def parse_workers(transcript: Transcript) -> int:
 
 
 def _batches(
-    transcript: Transcript, workers: int | None, *, fold: bool = True
+    transcript: Transcript,
+    workers: int | None,
+    *,
+    fold: bool = True,
+    measure: Measure | None = None,
 ) -> Iterator[LineBatch]:
     """Every line's batch in file order: mapped here, or in `workers` processes.
 
@@ -573,11 +606,11 @@ def _batches(
     if n <= 1 or len(runs) < 2:
         make = fold_lines if fold else map_lines
         for first, last in runs:
-            yield make(transcript, first, last)
+            yield make(transcript, first, last, measure)
         return
     import concurrent.futures
 
-    with parallel.pool(n, _share, (transcript,)) as pool:
+    with parallel.pool(n, _share, (transcript, measure)) as pool:
         todo = iter(runs)
         job = _fold_run if fold else _map_run
         flight: deque[concurrent.futures.Future[LineBatch]] = deque(
@@ -671,6 +704,8 @@ class AnalysisPass:
         progress: Callable[[int, int], None] | None,
         workers: int | None = None,
         found: Found | None = None,
+        measure: Measure | None = None,
+        measured: Measured | None = None,
     ) -> None:
         """Fold every indexed line of the transcript into the pass, in batches.
 
@@ -682,13 +717,17 @@ class AnalysisPass:
             workers: processes to parse in (default: `parse_workers`).
             found: called after each batch with the lines of the markers and of
                 the line problems it found (see `Found`).
+            measure: the caller's number for each line, taken as it is decoded;
+                `measured` is told each batch's, in file order (see `Measure`).
         """
         total = self.t.line_count
         last = 0
         a = self.analysis
         sites = problems_seen = 0
-        for batch in _batches(self.t, workers, fold=not self.exact_ids):
+        for batch in _batches(self.t, workers, fold=not self.exact_ids, measure=measure):
             self.absorb(batch)
+            if measured is not None and batch.measures is not None:
+                measured(batch.first, batch.measures)
             last = batch.last_content or last
             if found is not None and (len(a.sites) > sites or len(a.problems) > problems_seen):
                 found(
@@ -1253,6 +1292,8 @@ def analyse(
     *,
     workers: int | None = None,
     found: Found | None = None,
+    measure: Measure | None = None,
+    measured: Measured | None = None,
 ) -> Analysis:
     """One streaming pass over an indexed transcript.
 
@@ -1269,10 +1310,13 @@ def analyse(
             file is big and this process runs no other thread).
         found: told the lines of markers and line problems as batches are read
             (a line may be told twice, if the pass has to start over).
+        measure: the caller's number for each envelope line (`Measure`), taken
+            while the line is decoded; `measured` is told them batch by batch,
+            once (a pass that starts over does not measure again).
     """
     total = transcript.line_count
     p = AnalysisPass(transcript, exact_ids=False)
-    p.read(progress, workers, found)
+    p.read(progress, workers, found, measure, measured)
     if not p.ids_unique():
         p = AnalysisPass(transcript)
         p.read(progress, workers, found)

@@ -14,6 +14,7 @@ the same reader (`analyse_as`) and the same builders (`FileSource`,
 from __future__ import annotations
 
 import gc
+from array import array
 from collections import deque
 from collections.abc import Mapping
 from concurrent.futures import Future
@@ -26,6 +27,7 @@ from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.transcript import Transcript
 from transcript_view.core.verification import FileCheck
+from transcript_view.viewer import line_rows
 from transcript_view.viewer.blocks import BlockSource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
 from transcript_view.viewer.document import layout_counts
@@ -35,9 +37,16 @@ COUNT_STEP = 2048
 
 
 def analysis_job(
-    transcript: Transcript, fmt: Format, *, emit: parallel.Emit
+    transcript: Transcript, fmt: Format, width: int = 0, *, emit: parallel.Emit
 ) -> Analysis | SessionAnalysis:
-    """The format's pass; `progress` and (reference format) `found` events on the way."""
+    """The format's pass; `progress` and (reference format) `found` events on the way.
+
+    With a `width` (reference format), the pass also counts each line's rows
+    in the file view at that width while it decodes the line
+    (`viewer.line_rows.PlainRows`): `rows` events of `(first line, counts)`,
+    in file order, so the screen need not parse every line a second time to
+    lay it out.
+    """
 
     def progress(done: int, total: int) -> None:
         emit("progress", (done, total))
@@ -47,7 +56,13 @@ def analysis_job(
         def found(markers: list[int], problems: list[int]) -> None:
             emit("found", (markers, problems))
 
-        return analyse(transcript, progress, found=found)
+        def measured(first: int, rows: array[int]) -> None:
+            emit("rows", (first, rows))
+
+        measure = line_rows.measure(width) if width > 0 else None
+        analysis = analyse(transcript, progress, found=found, measure=measure, measured=measured)
+        analysis.operations.index_lines()  # here, not on the screen's first draw
+        return analysis
     return analyse_as(transcript, fmt, progress)
 
 

@@ -44,14 +44,15 @@ from transcript_view.viewer.palette import Palette, severity_mark
 from transcript_view.viewer.rows import (
     COLLAPSE_ROWS,
     GUTTER,
-    KEEP_HEAD,
-    KEEP_TAIL,
     Block,
     InlineArtifact,
     Row,
     badge_text,
+    collapse_split,
     describe_op,
+    shown_rows,
     wrap,
+    wrap_count,
     wrap_words,
 )
 from transcript_view.viewer.session_blocks import build_foreign, spill_rows, spill_words
@@ -62,6 +63,12 @@ from transcript_view.viewer.session_blocks import build_foreign, spill_rows, spi
 BIG_LINE_BYTES = 1 << 20
 #: Rows of a big line's prefix shown inline.
 BIG_LINE_ROWS = 6
+#: Rows a tool call's arguments show before they collapse (a message's content: COLLAPSE_ROWS).
+CALL_ROWS = 3
+#: Rows a dispatch's arguments show, and a settle's reason and stored-artifact key.
+DISPATCH_ROWS = REASON_ROWS = ARTIFACT_ROWS = 1
+#: Rows a settle's error shows, and each field of a session-meta line.
+ERROR_ROWS = META_ROWS = 2
 
 # -- building rows -----------------------------------------------------------------------------
 
@@ -139,11 +146,15 @@ class RowBuilder:
         `style` is a palette entry (None: the view's own text colour).
         """
         width = self.ctx.width - GUTTER - indent
+        if self.count_only:
+            count = wrap_count(body, width, None if self.expanded else limit + 1)
+            self.collapsed_any = self.collapsed_any or (not self.expanded and count > limit)
+            self.rows.extend([_COUNTED] * shown_rows(count, limit, self.expanded))
+            return
         pieces = wrap(body, width)
         pad = " " * indent
         if not self.expanded and len(pieces) > limit:
-            keep_head = min(KEEP_HEAD, max(limit - 1, 1))
-            keep_tail = min(KEEP_TAIL, max(limit - keep_head - 1, 0))
+            keep_head, keep_tail = collapse_split(limit)
             hidden = len(pieces) - keep_head - keep_tail
             shown: list[str | int] = [*pieces[:keep_head], hidden]
             if keep_tail:
@@ -151,9 +162,6 @@ class RowBuilder:
             self.collapsed_any = True
         else:
             shown = list(pieces)
-        if self.count_only:
-            self.rows.extend([_COUNTED] * len(shown))
-            return
         for piece in shown:
             row = self._gutter()
             if isinstance(piece, int):
@@ -379,7 +387,7 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
         b.head(head)
         for key, value in env.payload.items():
             shown = value if isinstance(value, str) else compact_json(value)
-            b.text(f"{key}: {shown}", limit=2)
+            b.text(f"{key}: {shown}", limit=META_ROWS)
     elif isinstance(env, Message):
         # Counting, a heading is one row whatever it says: the operation lookups
         # it needs (each reads other lines back) are skipped.
@@ -406,11 +414,11 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
                 if ctx.analysis is not None:
                     head.append(f" · {describe_op(call_op)}", style=_op_style(p, call_op))
                 b.head(head)
-            b.text(call.arguments, indent=6, limit=3)
+            b.text(call.arguments, indent=6, limit=CALL_ROWS)
     elif isinstance(env, ToolDispatched) and b.count_only:
         b.counted_head()
         args = env.arguments
-        b.text(args if isinstance(args, str) else compact_json(args), indent=4, limit=1)
+        b.text(args if isinstance(args, str) else compact_json(args), indent=4, limit=DISPATCH_ROWS)
     elif isinstance(env, ToolDispatched):
         op = ctx.op_by_dispatch.get(env.line)
         head = Text("dispatch ", style=p.envelope)
@@ -423,7 +431,10 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
         b.head(head)
         args = env.arguments
         b.text(
-            args if isinstance(args, str) else compact_json(args), style=p.dim, indent=4, limit=1
+            args if isinstance(args, str) else compact_json(args),
+            style=p.dim,
+            indent=4,
+            limit=DISPATCH_ROWS,
         )
     elif isinstance(env, ToolSettled):
         if b.count_only:
@@ -439,18 +450,12 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             head.append(f"  op {visible(short_id(env.op_id))}", style=p.dim)
             b.head(head)
         if env.error:
-            b.text("error: " + env.error, style=p.bad, indent=4, limit=2)
+            b.text("error: " + env.error, style=p.bad, indent=4, limit=ERROR_ROWS)
         if env.reason:
-            b.text("reason: " + env.reason, indent=4, limit=1)
+            b.text("reason: " + env.reason, indent=4, limit=REASON_ROWS)
         art = env.artifact
         if art is not None:
-            b.text(
-                f"artifact {art.get('file')} · {art.get('bytes')} bytes · "
-                f"sha256 {str(art.get('digest'))[:16]}…",
-                style=p.dim,
-                indent=4,
-                limit=1,
-            )
+            b.text(artifact_words(art), style=p.dim, indent=4, limit=ARTIFACT_ROWS)
     elif isinstance(env, Compaction):
         head = Text("compaction", style=p.heading)
         payload = env.payload
@@ -484,6 +489,14 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
         b.head(head)
         b.text(compact_json(dict(env.payload)), style=p.dim, limit=1)
     b.findings()
+
+
+def artifact_words(art: Mapping[str, Any]) -> str:
+    """A settle's stored-artifact row: the file, its size and the start of its digest."""
+    return (
+        f"artifact {art.get('file')} · {art.get('bytes')} bytes · "
+        f"sha256 {str(art.get('digest'))[:16]}…"
+    )
 
 
 def _replaced(ctx: BlockContext, env: Compaction) -> str:
@@ -720,7 +733,7 @@ class ModelSource:
                         head.append(visible(call.name) or "?", style=p.tool_name)
                         head.append(f"  call {visible(short_id(call.id, 16))}", style=p.dim)
                         b.head(head)
-                    b.text(call.arguments, indent=6, limit=3)
+                    b.text(call.arguments, indent=6, limit=CALL_ROWS)
             else:
                 b.text("(this line no longer parses as a message)", style=b.palette.bad)
         return b.block()
@@ -742,17 +755,19 @@ class ModelSource:
         replay = self._replay()
         if not isinstance(replay, Replay):
             return [self.build(i, count_only=True).count for i in range(start, stop)]
-        lines = replay.entry_lines()
-        plain = replay.is_plain
         out: list[int] = []
-        add = out.append
-        for i in range(start, stop):
-            line = lines[i - 1] if i > 0 else 0
-            if i > 0 and line <= len(file_counts) and line not in reshaped and plain(i - 1):
-                add(file_counts[line - 1])
-            else:
-                add(self.build(i, count_only=True).count)
-        return out
+        if start == 0:
+            out.append(self.build(0, count_only=True).count)  # the preamble
+            start = 1
+        if start >= stop:
+            return out
+        lines = replay.entry_lines()[start - 1 : stop - 1]
+        if max(lines) > len(file_counts):  # never once the file view is laid out
+            return out + [self.build(i, count_only=True).count for i in range(start, stop)]
+        counts = list(map(file_counts.__getitem__, map((-1).__add__, lines)))
+        for j in replay.unplain(start - 1, stop - 1, reshaped):
+            counts[j] = self.build(start + j, count_only=True).count
+        return out + counts
 
     def line_of(self, index: int) -> int:
         """The source line of block `index` (0 for the preamble)."""

@@ -34,6 +34,8 @@ class Document:
         """Bumped by every full relayout; chunks of older passes are dropped."""
         self.version = 0
         """Bumped by every change of any row count (a view's rendered strips go stale)."""
+        self.grew = 0
+        """Bumped by every append (`extend`): rows past the old end now exist."""
         self.epoch = 0
         """Bumped whenever cached blocks are dropped: blocks a prefetch worker built
         from older state are refused when they arrive."""
@@ -70,10 +72,14 @@ class Document:
         self.epoch += 1
 
     def extend(self, start: int, counts: list[int]) -> bool:
-        """Append counts for blocks `start…`; False when they do not follow on."""
+        """Append counts for blocks `start…`; False when they do not follow on.
+
+        `version` stays: no row there was moves, so strips drawn of them stand
+        (a view repaints what was past the end itself, see `grew`).
+        """
         if start != len(self.counts):
             return False
-        self.version += 1
+        self.grew += 1
         self.counts.extend(counts)
         self.starts.extend(accumulate(counts, initial=self.starts[-1]))
         # accumulate() repeats its initial value first: drop that duplicate.

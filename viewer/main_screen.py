@@ -57,6 +57,7 @@ from transcript_view.viewer.messages import (
     LinesFound,
     OrphansFound,
     Progress,
+    RowsMeasured,
 )
 from transcript_view.viewer.rows import Row
 from transcript_view.viewer.screens.help import HelpScreen
@@ -188,12 +189,29 @@ class TranscriptScreen(Screen[None]):
         workers.index_transcript(transcript, self.post_message, lambda: worker.is_cancelled)
 
     @work(thread=True, group="analysis")
-    def _analyse(self, transcript: Transcript, analyser: Analyser | None) -> None:
-        """The one streaming pass: operations, markers, replay, line problems."""
+    def _analyse(self, transcript: Transcript, analyser: Analyser | None, width: int) -> None:
+        """The one streaming pass: operations, markers, replay, line problems.
+
+        With a `width`, it also counts the file view's rows (`RowsMeasured`).
+        """
         worker = get_current_worker()
         workers.run_analysis(
-            transcript, analyser, self.post_message, self.format, lambda: worker.is_cancelled
+            transcript,
+            analyser,
+            self.post_message,
+            self.format,
+            lambda: worker.is_cancelled,
+            width,
         )
+
+    def _start_pass(self, transcript: Transcript) -> None:
+        """Start the analysis; the view waits for its row counts if it brings them."""
+        width = 0
+        if workers.measures_rows(transcript, self._analyser, self.format):
+            width = self.view.expect_rows()
+        else:
+            self.view.rows_done()  # expected while indexing, but not coming after all
+        self._analyse(transcript, self._analyser, width)
 
     # Exclusive: a re-analysis (follow mode) hashes what its ledger wants and
     # lists orphans against its own named files; an older run must not land after.
@@ -235,6 +253,10 @@ class TranscriptScreen(Screen[None]):
         self.header.lines = msg.lines
         if not msg.complete:
             self._show_phase(msg.done_bytes, msg.total_bytes)
+        if self.analysis is None and workers.measures_rows(msg.total_bytes, None, self.format):
+            # The analysis will count the rows: lay out only the first screen while
+            # indexing (counting more here starved the index of the GIL).
+            self.view.expect_rows(keep=True)
         self.view.index_grew(msg.complete)
         if msg.complete:
             self._start_analysis()
@@ -246,12 +268,16 @@ class TranscriptScreen(Screen[None]):
         if self.load.want_analysis(first):
             if first:
                 self._show_phase()
-            self._analyse(self.transcript, self._analyser)
+            self._start_pass(self.transcript)
 
     def on_progress(self, msg: Progress) -> None:
         """The first pass moved on: the header's progress indicator follows."""
         if self.analysis is None and self.load.phase is Phase.READING:
             self._show_phase(msg.done, msg.total)
+
+    def on_rows_measured(self, msg: RowsMeasured) -> None:
+        """Row counts the analysis took as it read: the file view lays them out."""
+        self.view.rows_measured(msg.first, msg.rows, msg.width)
 
     def on_lines_found(self, msg: LinesFound) -> None:
         """More of the file is read: its markers and bad lines can be stepped to already."""
@@ -260,6 +286,7 @@ class TranscriptScreen(Screen[None]):
 
     def on_analysis_failed(self, msg: AnalysisFailed) -> None:
         """Say so; the file view keeps working without operation states."""
+        self.view.rows_done()
         self.load.analysis_failed()
         self._show_phase()
         if self._analyser is not None and self.transcript is not None:
@@ -269,6 +296,7 @@ class TranscriptScreen(Screen[None]):
     def on_analysis_ready(self, msg: AnalysisReady) -> None:
         """A new analysis: a new index and ledger, badges, the model view, hashing."""
         again = self.load.analysis_landed()
+        self.view.rows_done()  # every count the pass took came before it
         analysis = msg.analysis
         changed = self.state.adopt(analysis)
         header = self.header
@@ -282,7 +310,7 @@ class TranscriptScreen(Screen[None]):
             self._show_phase(0, len(job.names))
             self._verify(job)
         if again and self.transcript is not None:
-            self._analyse(self.transcript, self._analyser)
+            self._start_pass(self.transcript)
 
     def on_artifacts_checked(self, msg: ArtifactsChecked) -> None:
         """Files hashed: the ledger takes them; the markers they changed are redrawn."""
@@ -437,7 +465,7 @@ class TranscriptScreen(Screen[None]):
             self.view.appended(0)  # the line held back while it was being written
         was.live = False
         if self.load.want_analysis(first=False):
-            self._analyse(transcript, was)
+            self._analyse(transcript, was, 0)
         # else a pass is running: the one that follows it is a full, not live, pass.
 
     def action_poll(self) -> None:

@@ -9,6 +9,7 @@ search), whose handlers are the only code that changes what is shown.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 
 from textual.message import Message
@@ -81,6 +82,20 @@ class LinesFound(Message):
 
     markers: list[int]
     problems: list[int]
+
+
+@dataclass
+class RowsMeasured(Message):
+    """The file view's row counts of a batch of lines, from the analysis pass.
+
+    `rows[i]` is line `first + i`'s count at `width` in the plain look
+    (`viewer.line_rows.PlainRows`; -1: the view builds that line to count it).
+    Batches come in file order, each line once.
+    """
+
+    first: int
+    rows: array[int]
+    width: int
 
 
 @dataclass

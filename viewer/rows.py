@@ -12,6 +12,7 @@ cannot ask a widget for its theme), never from style strings written here.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -68,6 +69,78 @@ def wrap(text: str, width: int) -> list[str]:
         else:
             rows.extend(chop_cells(shown, width))
     return rows
+
+
+def wrap_count(text: str, width: int, cap: int | None = None) -> int:
+    """`len(wrap(text, width))`, or `cap` as soon as it reaches `cap`.
+
+    What a counting layout asks of every text piece of every line: how many
+    rows, and only whether there are more than a collapsed piece shows.
+    Printable ASCII is shown as written, one cell a character (`visible`
+    redraws only controls and DEL there, which `str.isprintable` rejects:
+    `tests/viewer/test_line_rows.py` holds the two to each other), so its rows
+    are arithmetic. Anything else is cut as `wrap` cuts it, a logical line at
+    a time, and a long logical line only as far as `cap` rows need (the rows a
+    greedy cut makes of a prefix are the first rows of the whole).
+    """
+    width = max(width, 1)
+    limit = sys.maxsize if cap is None else cap
+    if text.isascii():
+        if text.isprintable():  # one logical line (LF is not printable)
+            return printable_rows(text, width, limit)
+        n = 0
+        for logical in text.split("\n"):
+            if not logical.isprintable():
+                break
+            n += (len(logical) - 1) // width + 1 if logical else 1
+            if n >= limit:
+                return limit
+        else:
+            return n
+    n = 0
+    for logical in text.split("\n"):
+        n += _logical_rows(visible(logical), width, limit - n)
+        if n >= limit:
+            return limit
+    return n
+
+
+def printable_rows(text: str, width: int, cap: int) -> int:
+    """`wrap_count` of text known to be printable ASCII (no LF): one cell a character."""
+    return min((len(text) - 1) // max(width, 1) + 1 if text else 1, cap)
+
+
+def _logical_rows(shown: str, width: int, room: int) -> int:
+    """Rows `wrap` makes of one visible logical line; counted up to `room` at least."""
+    if len(shown) <= width and (shown.isascii() or cell_len(shown) <= width):
+        return 1
+    if shown.isascii():
+        return (len(shown) - 1) // width + 1
+    cut = room * width
+    if cut < len(shown):
+        rows = len(chop_cells(shown[:cut], width))
+        if rows >= room:
+            return rows
+    return len(chop_cells(shown, width))
+
+
+def shown_rows(pieces: int, limit: int, expanded: bool = False) -> int:
+    """Rows a text piece of `pieces` rows takes: collapsed past `limit` unless expanded.
+
+    A collapsed piece keeps its first `KEEP_HEAD` and last `KEEP_TAIL` rows
+    (fewer under a small limit) around one "… N more lines" row; see
+    `viewer.blocks.RowBuilder.text`, which draws it.
+    """
+    if expanded or pieces <= limit:
+        return pieces
+    head, tail = collapse_split(limit)
+    return head + 1 + tail
+
+
+def collapse_split(limit: int) -> tuple[int, int]:
+    """The rows a piece collapsed under `limit` keeps above and below its "more" row."""
+    head = min(KEEP_HEAD, max(limit - 1, 1))
+    return head, min(KEEP_TAIL, max(limit - head - 1, 0))
 
 
 def wrap_words(text: str, first: int, rest: int | None = None) -> list[str]:

@@ -17,7 +17,10 @@ cursor or scroll position itself.
 
 from __future__ import annotations
 
+import threading
 import time
+from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -46,6 +49,7 @@ from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey
 from transcript_view.viewer.document import Document, layout_counts
 from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
+from transcript_view.viewer.line_rows import UNKNOWN
 from transcript_view.viewer.messages import (
     BlocksBuilt,
     LayoutChunk,
@@ -72,6 +76,11 @@ SERVER_LAYOUT_BLOCKS = 20_000
 
 HitStep = Literal["moved", "wrapped", "none"]
 """What stepping to the next search hit did: moved on, wrapped round the end, or found none."""
+
+
+def _file_line(view: str, block: int) -> int | None:
+    """The transcript line of a file-view block (None for another view's)."""
+    return block + 1 if view == "file" else None
 
 
 @dataclass
@@ -226,12 +235,22 @@ class TranscriptView(ScrollView, can_focus=True):
         self._search_token = 0
         self._anchor: Anchor | None = None
         self._server_layout_failed = False
+        """The pass server failed a layout once: count in-process from then on."""
         self.search_running = False
         """A search is reading the file (its hits so far are in `hits`)."""
         self._recount_request = 0
         self._recount_asked: dict[tuple[str, int], int] = {}
         """(view, block) -> the latest recount request that asked for its count."""
-        """The pass server failed a layout once: count in-process from then on."""
+        self._measured = array("i")
+        """The file view's row counts the analysis took as it read (`rows_measured`),
+        block by block from the first, at `_measured_width`; -1: build it to count."""
+        self._measured_width = 0
+        self._rows_coming = False
+        """An analysis that measures rows is reading: past what it has measured, the
+        file view waits for it instead of parsing every line a second time."""
+        self._rows_arrived = threading.Event()
+        """Set when measured rows arrive or stop coming: a layout worker waiting for
+        them wakes (one worker lays out the whole read, posting a few chunks a second)."""
         self._landing: tuple[str, SiteKey] | None = None
         """(view, marker) whose artifact was just asked for: when its rows arrive the
         cursor lands on the first byte the model never saw (`_land`)."""
@@ -290,7 +309,7 @@ class TranscriptView(ScrollView, can_focus=True):
         """Lay out blocks the source has and the document does not, unless already doing so."""
         if doc.laying_out or self.ctx.width <= 0 or self.size.width == 0:
             return
-        if doc.source.available() <= doc.blocks:
+        if doc.source.available() <= doc.blocks or self._waits_for_rows(doc, doc.blocks):
             return
         doc.laying_out = True
         if doc.blocks == 0:
@@ -332,6 +351,7 @@ class TranscriptView(ScrollView, can_focus=True):
 
         derive = self._model_from_file(doc)
         step = LAYOUT_CHUNK * 50 if derive is not None else LAYOUT_CHUNK
+        findings: list[int] | None = None
         while current():
             available = doc.source.available()
             stop = min(available, i + step)
@@ -341,6 +361,27 @@ class TranscriptView(ScrollView, can_focus=True):
                 pending.extend(derive(i, stop))
                 i = stop
                 give_way()
+                continue
+            if findings is None and doc is self.file_doc:
+                findings = sorted(self.ctx.finding_lines())  # later ones: `lines_changed`
+            taken = self._from_measured(doc, i, min(available, i + LAYOUT_CHUNK * 50), findings)
+            if taken:
+                pending.extend(taken)
+                i += len(taken)
+                give_way()
+                if time.monotonic() - posted >= LAYOUT_POST_SECONDS:
+                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+                    pending_start, pending, posted = i, [], time.monotonic()
+                continue
+            if self._waits_for_rows(doc, i):
+                # The analysis is counting these: wait for them here, so that one
+                # worker lays the whole read out, posting by time as it goes.
+                if pending and time.monotonic() - posted >= LAYOUT_POST_SECONDS:
+                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+                    pending_start, pending, posted = i, [], time.monotonic()
+                self._rows_arrived.clear()
+                if self._waits_for_rows(doc, i):
+                    self._rows_arrived.wait(LAYOUT_POST_SECONDS / 2)
                 continue
             if i > start and self._hand_over(doc, available - i):
                 if pending:
@@ -360,6 +401,82 @@ class TranscriptView(ScrollView, can_focus=True):
                 self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
                 pending_start, pending, posted = i, [], time.monotonic()
         self.post_message(LayoutChunk(doc.view, generation, pending_start, pending, done=True))
+
+    # -- row counts the analysis took -----------------------------------------------
+
+    def expect_rows(self, *, keep: bool = False) -> int:
+        """An analysis is coming that counts the file view's rows as it reads.
+
+        Returns the width it is to count at (0: none, there is no width yet).
+        Past the first screen, the file view then waits for those counts
+        (`rows_measured`) instead of parsing every line a second time beside
+        the pass (on a big file, that was most of the background work).
+        `keep`: while indexing, before the pass starts; counts already
+        measured at this width stay.
+        """
+        width = self.ctx.width
+        if width <= 0:
+            return 0
+        if not (keep and self._rows_coming and self._measured_width == width):
+            self._measured, self._measured_width = array("i"), width
+        self._rows_coming = True
+        return width
+
+    def rows_measured(self, first: int, rows: array[int], width: int) -> None:
+        """Counts of lines `first…` from the analysis (`RowsMeasured`): lay them out."""
+        if width != self._measured_width or first != len(self._measured) + 1:
+            return  # another pass's, or a width since changed
+        self._measured.extend(rows)
+        self._rows_arrived.set()
+        self.kick_layout(self.file_doc)
+
+    def rows_done(self) -> None:
+        """The analysis ended (or failed): nothing more is measured; lay out the rest."""
+        if self._rows_coming:
+            self._rows_coming = False
+            self._rows_arrived.set()
+            self.kick_layout(self.file_doc)
+
+    def _waits_for_rows(self, doc: Document, block: int) -> bool:
+        """Whether laying out `doc` from `block` waits for the analysis's counts."""
+        return (
+            self._rows_coming
+            and doc is self.file_doc
+            and block >= LAYOUT_CHUNK  # the first screen never waits
+            and block >= len(self._measured)
+            and self._measured_width == self.ctx.width
+        )
+
+    def _from_measured(
+        self, doc: Document, start: int, stop: int, findings: list[int] | None
+    ) -> list[int] | None:
+        """Counts of file blocks `start…stop` from the analysis's, where it has them.
+
+        The analysis counted each line in its plain look. Built to count, here:
+        a line it did not count (a marker, a bad line), a block not in its
+        default look (expanded, an artifact open), and a line with `findings`
+        (sorted lines) on its own rows. A line whose look changes later is
+        recounted as any is (`lines_changed`, `analysis_changed`).
+        """
+        measured = self._measured
+        if doc is not self.file_doc or start >= len(measured):
+            return None
+        if self._measured_width != self.ctx.width:
+            return None
+        counts = measured[start:stop].tolist()
+        build = []
+        if UNKNOWN in counts:
+            build = [start + i for i, n in enumerate(counts) if n == UNKNOWN]
+        if not self.ctx.default_look(doc.view):
+            shaped = self.ctx.reshaped_lines(_file_line)
+            build += [line - 1 for line in shaped if start < line <= start + len(counts)]
+        if findings:
+            lo, hi = bisect_right(findings, start), bisect_right(findings, start + len(counts))
+            build += [line - 1 for line in findings[lo:hi]]
+        source = doc.source
+        for index in build:
+            counts[index - start] = source.build(index, count_only=True).count
+        return counts
 
     def _model_from_file(self, doc: Document) -> Callable[[int, int], list[int]] | None:
         """How to count the model view from the file view's counts, if they are all known.
@@ -465,6 +582,7 @@ class TranscriptView(ScrollView, can_focus=True):
         """Take a layout worker's counts into `doc` (called on the UI thread)."""
         if chunk.generation != doc.generation:
             return
+        end = doc.total_rows
         if chunk.counts and doc.extend(chunk.start, chunk.counts):
             self._recount_indexes(doc, doc.take_dirty())
         if chunk.done:
@@ -485,6 +603,13 @@ class TranscriptView(ScrollView, can_focus=True):
         elif self.stick_to_end and doc.total_rows:
             self.set_cursor(doc.total_rows - 1, scroll=False)
             self.scroll_end(animate=False, immediate=True)
+        elif end >= int(self.scroll_y) + self.size.height:
+            # Appended below the screen: its rows are as drawn (the scrollbar
+            # repaints itself). A big file takes hundreds of chunks; repainting
+            # the screen for each was a third of the UI's time while it read.
+            self.prefetch()
+            return
+        self._strips.clear()  # rows past the old end were drawn blank
         self.prefetch()
         self.refresh()
 

@@ -48,6 +48,7 @@ from transcript_view.viewer.messages import (
     LinesFound,
     OrphansFound,
     Progress,
+    RowsMeasured,
 )
 from transcript_view.viewer.pacing import give_way
 
@@ -91,12 +92,30 @@ def index_transcript(transcript: Transcript, post: Post, cancelled: Cancelled = 
         give_way()
 
 
+def measures_rows(transcript: Transcript | int, analyser: Analyser | None, fmt: Format) -> bool:
+    """Whether `run_analysis` will count the file view's rows as it reads (`RowsMeasured`).
+
+    Only a first pass of a reference transcript big enough for the pass
+    server (`transcript`, or its size while it is being indexed): the server's
+    workers decode every line anyway. A small file is laid out at once
+    in-process, and a follow-mode update reads only what was appended.
+    """
+    size = transcript if isinstance(transcript, int) else transcript.indexed_bytes
+    return (
+        fmt is Format.REFERENCE
+        and analyser is None
+        and parallel.server() is not None
+        and size >= parallel.PARALLEL_BYTES
+    )
+
+
 def run_analysis(
     transcript: Transcript,
     analyser: Analyser | None,
     post: Post,
     fmt: Format = Format.REFERENCE,
     cancelled: Cancelled = _never,
+    width: int = 0,
 ) -> None:
     """The one streaming pass (operations, markers, replay, line problems).
 
@@ -107,7 +126,9 @@ def run_analysis(
     Cancelled (the screen closed, the app quits), a pass in the server stops
     at its next batch instead of keeping the quit waiting for it.
     A bug in the pass is posted as `AnalysisFailed`
-    rather than raised: the file view must survive it.
+    rather than raised: the file view must survive it. With a `width`, a
+    pass in the server also counts the file view's rows at that width as it
+    reads (`RowsMeasured`; see `measures_rows`).
     """
 
     def progress(done: int, total: int) -> None:
@@ -121,6 +142,8 @@ def run_analysis(
             post(Progress("reading", *value))
         elif kind == "found":
             post(LinesFound(*value))
+        elif kind == "rows":
+            post(RowsMeasured(value[0], value[1], width))
         return True
 
     server = parallel.server()
@@ -129,7 +152,7 @@ def run_analysis(
             analysis: Analysis | SessionAnalysis = analyser.update(progress)
         elif server is not None and transcript.indexed_bytes >= parallel.PARALLEL_BYTES:
             try:
-                analysis = server.run(analysis_job, transcript, fmt, on_event=on_event)
+                analysis = server.run(analysis_job, transcript, fmt, width, on_event=on_event)
                 if analysis is None or cancelled():
                     return  # stopped, or done as it was cancelled: nobody waits for it
             except (parallel.PassFailed, OSError):

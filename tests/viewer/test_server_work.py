@@ -11,6 +11,7 @@ screen ends up with against the in-process paths.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from transcript_view.core import parallel
 from transcript_view.core.analysis import analyse
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.readers import analyse_as
+from transcript_view.core.tables import Replay
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer import background, transcript_view, workers
 from transcript_view.viewer.app import TranscriptApp
@@ -187,6 +189,57 @@ async def test_the_screen_with_a_server_shows_what_it_shows_without(
         assert_layout_consistent(screen)
 
 
+def _long_lines(path: Path) -> Path:
+    """A transcript of mostly plain lines, one in ten long enough to collapse."""
+    lines = []
+    for n in range(3000):
+        text = ("word " * 200) if n % 10 == 0 else f"line {n}"
+        env = {"id": f"m{n}", "payload": {"content": text, "role": "user"}, "type": "message"}
+        lines.append(json.dumps({**env, "ts": "t", "v": 1}).encode())
+    lines.append(random_transcript(7, 20))  # markers, bad lines: built to be counted
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+@sync
+async def test_the_file_view_is_laid_out_from_the_counts_the_analysis_took(
+    server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 11: the file view's rows are counted as the analysis reads each line, not
+    by parsing every line again beside it; only what the pass cannot count is built."""
+    counted: list[int] = []
+    build = FileSource.build
+
+    def spy(self: FileSource, index: int, expand: bool = False, **kwargs: Any) -> Any:
+        if kwargs.get("count_only"):
+            counted.append(index)
+        return build(self, index, expand, **kwargs)
+
+    monkeypatch.setattr(FileSource, "build", spy)
+    path = _long_lines(tmp_path / "t.jsonl")
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        view = screen.view
+        assert view.file_doc.blocks > 3000
+        assert len(counted) < view.file_doc.blocks / 4, "most blocks were built to be counted"
+        monkeypatch.setattr(FileSource, "build", build)
+        assert_layout_consistent(screen)
+        # Laid out again at the same width with a long block expanded: that block is
+        # built (its look is not the plain one the analysis counted), the rest taken.
+        long_block = 10  # line 11: the second long message
+        view.set_cursor(view.file_doc.block_start(long_block))
+        view.toggle_expanded()
+        expanded = view.file_doc.counts[long_block]
+        view.action_bottom()  # off screen: not built again on the way
+        view.relayout(view.file_doc)
+        await settle(pilot)
+        assert view.file_doc.counts[long_block] == expanded > 10
+        assert_layout_consistent(screen)
+
+
 @sync
 async def test_n_steps_to_a_marker_found_before_the_analysis_is_done(
     transcript_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -311,3 +364,61 @@ def test_a_cancelled_analysis_stops_in_the_server_and_lands_nowhere(
         # The server is free for the next one.
         workers.run_analysis(t, None, posted.append)
     assert [type(m).__name__ for m in posted][-1] == "AnalysisReady"
+
+
+def test_model_counts_taken_from_the_file_view_build_summaries_and_stubs(tmp_path: Path) -> None:
+    """A stubbed message and a compaction's summary are not their lines as written: their
+    model blocks are built, not given the file view's count (long texts make the two differ)."""
+    long = "word " * 300
+    rows = [
+        ("message", {"content": long, "role": "user"}, "m1"),
+        ("message", {"content": long, "role": "assistant"}, "m2"),
+        ("message", {"content": long, "role": "user"}, "m3"),
+        ("compaction", {"summary": long, "replaces-through-id": "m1"}, "c1"),
+        ("elision", {"items": [{"id": "m3", "stub": "[gone]"}]}, "e1"),
+        ("message", {"content": "after", "role": "user"}, "m4"),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        b"\n".join(
+            json.dumps({"id": i, "payload": p, "ts": "t", "type": k, "v": 1}).encode()
+            for k, p, i in rows
+        )
+        + b"\n"
+    )
+    with Transcript.open(path) as t:
+        analysis = analyse(t)
+        file_counts = _counts(t, "file", analysis, 60)
+        state = AnalysisState()
+        state.adopt(analysis)
+        source = ModelSource(t, BlockContext(state, {}, Expansion(), width=60))
+        n = source.available()
+        built = [source.build(i, count_only=True).count for i in range(n)]
+        assert source.counts_from_file(0, n, file_counts, set()) == built
+        assert source.counts_from_file(1, n, file_counts, set()) == built[1:]
+        # Each differs from its line's file block, or the test would prove nothing.
+        replay = source._replay()
+        assert isinstance(replay, Replay)
+        unplain = replay.unplain(0, n - 1)
+        assert unplain, "no summary or stub in the replay"
+        assert any(built[j + 1] != file_counts[replay.line_at(j) - 1] for j in unplain)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_entries_not_taken_from_the_file_view_are_the_unplain_ones(
+    seed: int, tmp_path: Path, reference_dir: Path
+) -> None:
+    """`Replay.unplain` (C speed) names exactly the entries `is_plain` refuses."""
+    path = reference_dir / "compaction.jsonl"
+    if seed:
+        path = tmp_path / "t.jsonl"
+        path.write_bytes(random_transcript(seed, 120))
+    with Transcript.open(path) as t:
+        replay = analyse(t).replay
+        n = len(replay)
+        want = [j for j in range(n) if not replay.is_plain(j)]
+        assert replay.unplain(0, n) == want
+        assert replay.unplain(2, n) == [j - 2 for j in want if j >= 2]
+        lines = {replay.line_at(j) for j in range(0, n, 3)}
+        on_lines = {j for j in range(n) if replay.line_at(j) in lines}
+        assert replay.unplain(0, n, lines) == sorted(set(want) | on_lines)

@@ -1,0 +1,248 @@
+"""Row counts taken in the analysis's map (`viewer.line_rows.PlainRows`) are the builder's.
+
+Issue 11: counting the file view's rows by building every block took ~18 µs a
+line, most of a big open's background work. The count now comes from the
+analysis pass, which decodes each line anyway. These tests hold that count to
+what the row builder makes of the same line (counting, and drawing every row)
+on the reference fixtures, on random and mutated transcripts, and on random
+envelopes built to stress wrapping; and `wrap_count`, the fast count of a text
+piece's rows, to `len(wrap(...))`.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from array import array
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _random_transcripts import mutate, random_transcript
+from _support import EXAMPLES, REFERENCE, REFERENCE_TRANSCRIPTS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from transcript_view.core.analysis import analyse
+from transcript_view.core.text import visible
+from transcript_view.core.transcript import Transcript
+from transcript_view.viewer import line_rows
+from transcript_view.viewer.blocks import FileSource
+from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
+from transcript_view.viewer.line_rows import UNKNOWN, PlainRows
+from transcript_view.viewer.rows import wrap, wrap_count
+
+#: Characters that wrap differently: controls, tabs, wide, zero-width, combining, bidi.
+_ODD = "\n\t\r\x1b\x7f\x00 aé中😀\u0301\u200b\u202e\ufe0f"
+_TEXT = st.text(alphabet=st.sampled_from(_ODD) | st.characters(), max_size=400)
+
+
+def _measures(transcript: Transcript, width: int) -> dict[int, int]:
+    """Each line's count, by `PlainRows` and by `line_rows.measure` (native), which agree."""
+    both = []
+    for measure in (PlainRows(width), line_rows.measure(width)):
+        got: dict[int, int] = {}
+
+        def measured(first: int, rows: array[int], got: dict[int, int] = got) -> None:
+            assert not set(range(first, first + len(rows))) & got.keys(), "a line told twice"
+            got.update((first + i, r) for i, r in enumerate(rows))
+
+        analyse(transcript, measure=measure, measured=measured, workers=1)
+        both.append(got)
+    assert both[0] == both[1], "the native count is not the Python one"
+    return both[0]
+
+
+def _check(path: Path, width: int, *, with_analysis: bool = False) -> int:
+    """Every measured line of `path` has the builder's count; returns how many were measured."""
+    transcript = Transcript.open(path)
+    try:
+        got = _measures(transcript, width)
+        state = AnalysisState()
+        shaped: set[int] = set()
+        if with_analysis:
+            analysis = analyse(transcript)
+            shaped = state.adopt(analysis)  # lines with markers or findings: the view recounts
+        ctx = BlockContext(state, {}, Expansion(), width=width)
+        source = FileSource(transcript, ctx)
+        source.index_complete = True
+        assert set(got) == set(range(1, transcript.line_count + 1))
+        measured = 0
+        for index in range(source.available()):
+            rows = got[index + 1]
+            if rows == UNKNOWN or index + 1 in shaped:
+                continue
+            measured += 1
+            assert rows == source.build(index, count_only=True).count, (path, index + 1, width)
+            assert rows == source.build(index).count, (path, index + 1, width)
+        return measured
+    finally:
+        transcript.close()
+
+
+_FIXTURES = [REFERENCE / f"{stem}.jsonl" for stem in REFERENCE_TRANSCRIPTS] + [
+    EXAMPLES / "demo.jsonl",
+    EXAMPLES / "broken.jsonl",
+]
+
+
+@pytest.mark.parametrize("width", [14, 40, 80, 120, 211])
+@pytest.mark.parametrize("path", _FIXTURES, ids=lambda p: p.stem)
+def test_the_measure_is_the_builders_count_on_every_fixture(path: Path, width: int) -> None:
+    _check(path, width, with_analysis=True)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_measure_is_the_builders_count_on_random_and_mutated_transcripts(
+    seed: int, tmp_path: Path
+) -> None:
+    data = random_transcript(seed, size=80)
+    if seed % 3 == 0:
+        data = mutate(data, seed)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    _check(path, 20 + 9 * seed, with_analysis=seed % 2 == 0)
+
+
+def _envelope(kind: str, payload: Any, n: int) -> bytes:
+    obj = {"id": f"id{n}", "payload": payload, "ts": "t", "type": kind, "v": 1}
+    return json.dumps(obj).encode()
+
+
+_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+_CALL = st.fixed_dictionaries(
+    {"id": _VALUE, "function": st.fixed_dictionaries({"name": _TEXT, "arguments": _VALUE}) | _VALUE}
+)
+_LINE = st.one_of(
+    st.tuples(
+        st.just("message"),
+        st.fixed_dictionaries(
+            {"role": st.sampled_from(["user", "assistant", "tool", "system"]), "content": _VALUE},
+            optional={"tool-calls": st.lists(_CALL | _VALUE, max_size=3) | _VALUE},
+        ),
+    ),
+    st.tuples(
+        st.just("tool-dispatched"),
+        st.fixed_dictionaries({"arguments": _VALUE, "tool": _TEXT, "call-id": _TEXT}),
+    ),
+    st.tuples(
+        st.just("tool-settled"),
+        st.fixed_dictionaries(
+            {"outcome": _TEXT},
+            optional={"error": _VALUE, "reason": _VALUE, "artifact": _VALUE},
+        ),
+    ),
+    st.tuples(st.just("session-meta"), st.dictionaries(_TEXT, _VALUE, max_size=4)),
+    st.tuples(st.sampled_from(["compaction", "grants", "odd"]), st.dictionaries(_TEXT, _VALUE)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(_LINE, min_size=1, max_size=8), width=st.integers(10, 160))
+def test_the_measure_is_the_builders_count_on_random_envelopes(
+    lines: list[tuple[str, Any]], width: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.jsonl"
+        path.write_bytes(b"\n".join(_envelope(k, p, n) for n, (k, p) in enumerate(lines)) + b"\n")
+        _check(path, width)
+
+
+def test_most_lines_of_a_plain_transcript_are_measured(tmp_path: Path) -> None:
+    """The measure is worth having: a fixture's messages, calls and settles are counted."""
+    measured = _check(EXAMPLES / "demo.jsonl", 100)
+    transcript = Transcript.open(EXAMPLES / "demo.jsonl")
+    total = transcript.line_count
+    transcript.close()
+    assert measured >= total // 2
+
+
+@pytest.mark.parametrize("make", [PlainRows, line_rows.measure])
+def test_a_big_line_is_left_to_the_builder(make: Any) -> None:
+    measure = make(80)
+    payload = {"role": "user", "content": "x"}
+    assert measure("message", payload, b"x" * 100) == 2
+    assert measure("message", payload, b"x" * line_rows.BIG_LINE_BYTES) == UNKNOWN
+
+
+@pytest.mark.parametrize("make", [PlainRows, line_rows.measure])
+def test_a_marker_is_left_to_the_builder(make: Any) -> None:
+    assert make(80)("message", {"content": "a\n[... elided 3 chars ...]\nb"}, b"") == UNKNOWN
+
+
+def test_the_native_count_asks_python_for_what_it_does_not_count() -> None:
+    """Anything but a printable-ASCII message, call, dispatch or settle goes to the fallback."""
+    if line_rows._rows is None:
+        pytest.skip("viewer/_rows.c not built here")
+    asked: list[str] = []
+
+    def fallback(kind: str, p: Any, raw: bytes) -> int:
+        asked.append(kind)
+        return 99
+
+    counter = line_rows._rows.Counter(PlainRows(80).spec, fallback)
+    assert counter("message", {"content": "plain"}, b"") == 2
+    assert counter("message", {"content": "two\nlines"}, b"") == 99
+    assert counter("message", {"content": "é"}, b"") == 99
+    assert counter("tool-settled", {"artifact": {"file": "a"}}, b"") == 99
+    assert counter("session-meta", {}, b"") == 99
+    assert counter("message", [], b"") == 99  # not a dict: Python decides
+    assert asked == ["message", "message", "tool-settled", "session-meta", "message"]
+    with pytest.raises(TypeError):
+        counter("message", {})  # type: ignore[call-arg]
+    with pytest.raises(ValueError):
+        line_rows._rows.Counter((1, 2), fallback)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_TEXT, width=st.integers(1, 90), cap=st.none() | st.integers(1, 12))
+def test_wrap_count_is_the_rows_wrap_makes(text: str, width: int, cap: int | None) -> None:
+    rows = len(wrap(text, width))
+    assert wrap_count(text, width, cap) == (rows if cap is None else min(rows, cap))
+
+
+def test_printable_ascii_is_what_visible_leaves_alone() -> None:
+    """`wrap_count`'s fast path: ASCII that `str.isprintable` accepts is drawn as written."""
+    for code in range(128):
+        char = chr(code)
+        assert char.isprintable() == (visible(char) == char and char != "\n"), repr(char)
+
+
+def test_wrap_count_stops_early_on_a_long_wide_line() -> None:
+    """A collapsed piece needs only whether it has more rows than it shows."""
+    text = "中" * 10_000_000
+    assert wrap_count(text, 40, 9) == 9
+
+
+def _boundary_lines(width: int) -> list[tuple[str, Any]]:
+    """Every text a measured line shows, at lengths around each row boundary."""
+    lines: list[tuple[str, Any]] = []
+    for n in range(1, 2 * width + 12):
+        text = "x" * n
+        call = {"function": {"arguments": text}}
+        lines += [
+            ("message", {"role": "user", "content": text}),
+            ("message", {"role": "user", "content": text * 3 + "\n" + text}),
+            ("message", {"role": "assistant", "content": "", "tool-calls": [call]}),
+            ("tool-dispatched", {"arguments": text}),
+            ("tool-dispatched", {"arguments": {"k": text}}),
+            ("tool-settled", {"error": text}),
+            ("tool-settled", {"reason": text}),
+            ("tool-settled", {"artifact": {"file": text, "bytes": 5, "digest": text}}),
+            ("session-meta", {"k": text, "n": [text]}),
+        ]
+    return lines
+
+
+@pytest.mark.parametrize("width", [20, 33, 80])
+def test_the_measure_is_the_builders_count_at_every_row_boundary(
+    width: int, tmp_path: Path
+) -> None:
+    path = tmp_path / "t.jsonl"
+    lines = _boundary_lines(width)
+    path.write_bytes(b"\n".join(_envelope(k, p, n) for n, (k, p) in enumerate(lines)) + b"\n")
+    assert _check(path, width) == len(lines)
