@@ -12,6 +12,13 @@ first), but headless through `App.run_test` at 120x40, and "idle" is read off
 the app itself: no worker running, the header's phase over, and every block
 of both documents laid out. It is polled every 20 ms from the app's own loop,
 so the time is within a poll of the truth.
+
+With `--keys`, the same open is also used the way a person reads while it
+works: from the first screen on, `down` and `up` are pressed in turn every
+`KEY_EVERY` seconds (posted as a terminal sends them, `App.simulate_key`),
+and each key's latency is the time until the view's cursor has moved, polled
+every millisecond from the app's own loop (a blocked loop shows in it). The
+object then also holds `keys` (how many), `key_p95` and `key_max` (seconds).
 """
 
 from __future__ import annotations
@@ -35,6 +42,31 @@ def hwm_mib(pid: int | str = "self") -> float:
     return float("nan")
 
 
+#: Seconds between two key presses of the `--keys` meter.
+KEY_EVERY = 0.2
+
+
+async def key_latency(app: Any, key: str) -> float:
+    """Seconds from posting `key` until the transcript view's cursor has moved."""
+    view = app.screen.view
+    before = view.cursor
+    t0 = time.perf_counter()
+    app.simulate_key(key)
+    while view.cursor == before:
+        if time.perf_counter() - t0 > 30:
+            raise RuntimeError(f"{key} never moved the cursor")
+        await asyncio.sleep(0.001)
+    return time.perf_counter() - t0
+
+
+def readable(app: Any) -> bool:
+    """The first screen is up: the file view has rows to move through."""
+    from transcript_view.viewer.main_screen import TranscriptScreen
+
+    screen = app.screen
+    return isinstance(screen, TranscriptScreen) and screen.view.doc.total_rows > 100
+
+
 def idle(app: Any) -> bool:
     from transcript_view.viewer.main_screen import TranscriptScreen
 
@@ -48,21 +80,35 @@ def idle(app: Any) -> bool:
     return all(d is not None and d.blocks == d.source.available() > 0 for d in docs)
 
 
-async def measure(path: Path) -> dict[str, float]:
+async def measure(path: Path, keys: bool = False) -> dict[str, float]:
     from transcript_view.core import parallel
     from transcript_view.viewer.app import TranscriptApp
 
     t0 = time.perf_counter()
     server = parallel.start_server()
     app = TranscriptApp(path)
+    latencies: list[float] = []
+    next_key = 0.0
     async with app.run_test(size=(120, 40)):
         while not idle(app):
+            now = time.perf_counter()
+            if keys and now >= next_key and readable(app):
+                key = "down" if len(latencies) % 2 == 0 else "up"
+                latencies.append(await key_latency(app, key))
+                next_key = time.perf_counter() + KEY_EVERY
             await asyncio.sleep(0.02)
         seconds = time.perf_counter() - t0
         pid = server.pid if server is not None else None
         server_hwm = hwm_mib(pid) if pid is not None else 0.0
-    return {"seconds": seconds, "ui_hwm": hwm_mib(), "server_hwm": server_hwm}
+    out = {"seconds": seconds, "ui_hwm": hwm_mib(), "server_hwm": server_hwm}
+    if keys:
+        ranked = sorted(latencies) or [0.0]
+        out["keys"] = len(latencies)
+        out["key_p95"] = ranked[min(len(ranked) - 1, int(len(ranked) * 0.95))]
+        out["key_max"] = ranked[-1]
+    return out
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(measure(Path(sys.argv[1])))))
+    path, *flags = sys.argv[1:]
+    print(json.dumps(asyncio.run(measure(Path(path), keys="--keys" in flags))))

@@ -17,8 +17,8 @@ from array import array
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Container, Iterator, Mapping, Sequence
-from itertools import compress, repeat
-from operator import and_
+from itertools import compress, islice, repeat
+from operator import and_, le
 from typing import Any, NamedTuple, TypeVar, overload
 
 from transcript_view.core.compact import LineColumns, key_of
@@ -453,9 +453,48 @@ class Replay(_Rows[ReplayEntry]):
         self._flags = array("b")
         self._other_roles: dict[int, str] = {}
         self._stubs: dict[tuple[int, bool], str] = {}
+        self._ascending: bool | None = None
+        """Whether the entries' lines ascend (no summary out of place): then an entry is
+        found by line by bisection. None: not known since the last change."""
+        self._by_line: dict[int, int] | None = None
+        """Entry by line, for a conversation whose lines do not ascend (made on first use)."""
 
     def __len__(self) -> int:
         return len(self._lines)
+
+    def _changed(self) -> None:
+        self._ascending = self._by_line = None
+
+    def index_entries(self) -> None:
+        """Learn now whether the entries' lines ascend (what `index_of_line` needs first).
+
+        The pass server calls this before it sends an analysis back: the check
+        reads every entry (0.1 s a gigabyte), which the screen would otherwise
+        do on its UI thread the first time a badge changes.
+        """
+        if self._ascending is None:
+            lines = self._lines
+            self._ascending = all(map(le, lines, islice(lines, 1, None)))
+
+    def index_of_line(self, line: int) -> int | None:
+        """The index of the (first) entry from `line`, or None if it is not in the conversation.
+
+        By bisection when the lines ascend, which is every conversation no
+        compaction reordered; otherwise through a table made once. (A table
+        of every entry was what the model view kept, ~80 bytes an entry: 200 MB
+        for a gigabyte's 2.6 M, made on the UI thread.)
+        """
+        self.index_entries()
+        lines = self._lines
+        if self._ascending:
+            i = bisect_left(lines, line)
+            return i if i < len(lines) and lines[i] == line else None
+        if self._by_line is None:
+            by_line: dict[int, int] = {}
+            for i, n in enumerate(lines):
+                by_line.setdefault(n, i)
+            self._by_line = by_line
+        return self._by_line.get(line)
 
     def _item(self, index: int) -> ReplayEntry:
         line, role, sticky, summary, stub = self.slot(index)
@@ -527,6 +566,7 @@ class Replay(_Rows[ReplayEntry]):
         self._lines.append(line)
         self._keys.append(key_of(id_))
         self._flags.append(code | (_STICKY if sticky else 0) | (_SUMMARY if summary else 0))
+        self._changed()
 
     def extend(
         self,
@@ -545,6 +585,7 @@ class Replay(_Rows[ReplayEntry]):
         self._keys.extend(keys)
         self._flags.extend(flags)
         self._other_roles.update(roles)
+        self._changed()
 
     def find(self, id_: str) -> int:
         """Index of the first entry with this id (confirmed against the line), or -1."""
@@ -573,6 +614,7 @@ class Replay(_Rows[ReplayEntry]):
         keys.extend(self._keys[cut + 1 :])
         flags.extend(self._flags[cut + 1 :])
         self._lines, self._keys, self._flags = lines, keys, flags
+        self._changed()
 
     def set_stub(self, index: int, stub: str) -> None:
         """Replace the content of entry `index` with an elision's stub."""

@@ -62,6 +62,7 @@ def analysis_job(
         measure = line_rows.measure(width) if width > 0 else None
         analysis = analyse(transcript, progress, found=found, measure=measure, measured=measured)
         analysis.operations.index_lines()  # here, not on the screen's first draw
+        analysis.replay.index_entries()  # nor on its first badge change
         return analysis
     return analyse_as(transcript, fmt, progress)
 

@@ -778,10 +778,12 @@ class ModelSource:
 
     def index_of_line(self, line: int) -> int | None:
         """The block of the replay entry from `line`, if it is still in the conversation."""
+        replay = self._replay()
+        if isinstance(replay, Replay):
+            index = replay.index_of_line(line)
+            return None if index is None else index + 1
         if self._line_index is None:
-            replay = self._replay()
-            lines = replay.entry_lines() if isinstance(replay, Replay) else [e.line for e in replay]
-            self._line_index = {n: i + 1 for i, n in enumerate(lines)}
+            self._line_index = {e.line: i + 1 for i, e in enumerate(replay)}
         return self._line_index.get(line)
 
 

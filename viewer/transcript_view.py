@@ -34,6 +34,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from transcript_view.core import parallel
@@ -73,6 +74,11 @@ LAYOUT_CHUNK = 400
 LAYOUT_POST_SECONDS = 0.25
 #: Blocks left to count above which the pass server counts them (when there is one).
 SERVER_LAYOUT_BLOCKS = 20_000
+#: Counts a layout chunk holds at most: the UI thread takes a chunk in one go
+#: (~0.3 µs a count), and a big file's counts come faster than they are posted.
+LAYOUT_POST_COUNTS = 1 << 16
+#: Seconds between two growths of the virtual size while rows stream in below the screen.
+SIZE_SECONDS = 0.5
 
 HitStep = Literal["moved", "wrapped", "none"]
 """What stepping to the next search hit did: moved on, wrapped round the end, or found none."""
@@ -248,6 +254,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._rows_coming = False
         """An analysis that measures rows is reading: past what it has measured, the
         file view waits for it instead of parsing every line a second time."""
+        self._sized_at = 0.0
+        """When the virtual size was last set (`_grow_size` spaces the growing ones)."""
+        self._size_timer: Timer | None = None
         self._rows_arrived = threading.Event()
         """Set when measured rows arrive or stop coming: a layout worker waiting for
         them wakes (one worker lays out the whole read, posting a few chunks a second)."""
@@ -349,6 +358,11 @@ class TranscriptView(ScrollView, can_focus=True):
         def current() -> bool:
             return not worker.is_cancelled and generation == doc.generation
 
+        def due() -> bool:
+            return len(pending) >= LAYOUT_POST_COUNTS or (
+                time.monotonic() - posted >= LAYOUT_POST_SECONDS
+            )
+
         derive = self._model_from_file(doc)
         step = LAYOUT_CHUNK * 50 if derive is not None else LAYOUT_CHUNK
         findings: list[int] | None = None
@@ -361,6 +375,11 @@ class TranscriptView(ScrollView, can_focus=True):
                 pending.extend(derive(i, stop))
                 i = stop
                 give_way()
+                if due():
+                    # In pieces: one chunk of a big model view's millions of counts
+                    # held the UI thread a third of a second to take in.
+                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+                    pending_start, pending, posted = i, [], time.monotonic()
                 continue
             if findings is None and doc is self.file_doc:
                 findings = sorted(self.ctx.finding_lines())  # later ones: `lines_changed`
@@ -369,7 +388,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 pending.extend(taken)
                 i += len(taken)
                 give_way()
-                if time.monotonic() - posted >= LAYOUT_POST_SECONDS:
+                if due():
                     self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
                     pending_start, pending, posted = i, [], time.monotonic()
                 continue
@@ -590,9 +609,18 @@ class TranscriptView(ScrollView, can_focus=True):
             self.kick_layout(doc)
         if doc is not self.doc:
             return
-        self._update_size()
         anchor = self._anchor
-        if anchor is not None and (anchor.block < doc.blocks or chunk.done):
+        anchored = anchor is not None and (anchor.block < doc.blocks or chunk.done)
+        if not anchored and not self.stick_to_end and end >= int(self.scroll_y) + self.size.height:
+            # Appended below the screen: its rows are as drawn, and only the
+            # scrollbar changes. A big file streams in hundreds of chunks; a new
+            # virtual size re-lays the screen out (~25 ms here), so it grows at
+            # most every SIZE_SECONDS while the rows come (at once when done).
+            self._grow_size(final=chunk.done)
+            self.prefetch()
+            return
+        self._update_size()
+        if anchor is not None and anchored:
             self._anchor = None
             block = min(anchor.block, max(doc.blocks - 1, 0))
             start = doc.block_start(block)
@@ -603,12 +631,6 @@ class TranscriptView(ScrollView, can_focus=True):
         elif self.stick_to_end and doc.total_rows:
             self.set_cursor(doc.total_rows - 1, scroll=False)
             self.scroll_end(animate=False, immediate=True)
-        elif end >= int(self.scroll_y) + self.size.height:
-            # Appended below the screen: its rows are as drawn (the scrollbar
-            # repaints itself). A big file takes hundreds of chunks; repainting
-            # the screen for each was a third of the UI's time while it read.
-            self.prefetch()
-            return
         self._strips.clear()  # rows past the old end were drawn blank
         self.prefetch()
         self.refresh()
@@ -670,7 +692,19 @@ class TranscriptView(ScrollView, can_focus=True):
         self.refresh()
 
     def _update_size(self) -> None:
+        self._sized_at = time.monotonic()
         self.virtual_size = Size(self.ctx.width, self.doc.total_rows)
+
+    def _grow_size(self, final: bool) -> None:
+        """`_update_size`, at most every `SIZE_SECONDS` unless `final` (see `apply_chunk`)."""
+        if final or time.monotonic() - self._sized_at >= SIZE_SECONDS:
+            self._update_size()
+        elif self._size_timer is None:
+            self._size_timer = self.set_timer(SIZE_SECONDS, self._grow_late)
+
+    def _grow_late(self) -> None:
+        self._size_timer = None
+        self._update_size()
 
     def show_document(self, doc: Document, line: int | None = None) -> None:
         """Switch to another document (file view / model view), near transcript `line`."""

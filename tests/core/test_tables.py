@@ -85,3 +85,21 @@ def test_tables_built_by_hand_equal_the_pass(tmp_path: Path) -> None:
             (9, False, None),
         ]
         assert replay.find("no-such-id") == -1
+
+
+def test_an_entry_found_by_line_follows_every_change_of_the_replay(tmp_path: Path) -> None:
+    """`index_of_line` caches how to look (bisection, or a table): each change resets it."""
+    path = tmp_path / "t.jsonl"
+    write(path)
+    with Transcript.open(path) as t:
+        replay = Replay(t)
+        replay.append(2, "a", "system", sticky=True, summary=False)
+        replay.append(4, "b", "user", sticky=False, summary=False)
+        assert replay.index_of_line(4) == 1 and replay.index_of_line(3) is None
+        replay.append(6, "c", "user", sticky=False, summary=False)
+        assert replay.index_of_line(6) == 2
+        replay.compact(1, 9, "s")  # line 2 (sticky) kept, the summary from line 9, then 6
+        assert [replay.line_at(i) for i in range(len(replay))] == [2, 9, 6]
+        assert [replay.index_of_line(n) for n in (2, 4, 6, 9)] == [0, None, 2, 1]
+        replay.append(12, "d", "user", sticky=False, summary=False)
+        assert replay.index_of_line(12) == 3

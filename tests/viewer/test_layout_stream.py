@@ -1,0 +1,98 @@
+"""A big layout streams in without holding the UI thread (issue 11: keys within 50 ms).
+
+While a big transcript is read, row counts arrive in hundreds of chunks. Each
+chunk once cleared every drawn strip, repainted the screen and set a new
+virtual size (which re-lays the whole screen out, ~25 ms on the development
+machine), and the model view's millions of counts came as one chunk that held
+the UI thread a third of a second. These tests hold the view to the cheaper
+behaviour: rows appended below the screen leave what is drawn alone, the
+virtual size grows at most every `SIZE_SECONDS` (and at once when the layout
+is done), and no chunk holds more than `LAYOUT_POST_COUNTS` counts plus one
+step of the worker.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pilot import settle, sync
+from _random_transcripts import random_transcript
+
+from transcript_view.viewer import transcript_view
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.messages import LayoutChunk
+
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def transcript_path(tmp_path: Path) -> Path:
+    """Random lines (markers, bad lines), then 600 plain messages the model view keeps."""
+    path = tmp_path / "t.jsonl"
+    plain = [
+        json.dumps(
+            {"id": f"m{n}", "payload": {"content": f"message {n}", "role": "user"},
+             "ts": "t", "type": "message", "v": 1}
+        ).encode()
+        for n in range(600)
+    ]  # fmt: skip
+    path.write_bytes(random_transcript(61, 60) + b"\n" + b"\n".join(plain) + b"\n")
+    return path
+
+
+@sync
+async def test_rows_appended_below_the_screen_leave_it_drawn_and_grow_the_size_later(
+    transcript_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transcript_view, "SIZE_SECONDS", 3600.0)
+    app = TranscriptApp(transcript_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        view = screen.view
+        doc = view.file_doc
+        assert doc.total_rows > SIZE[1] * 2  # the screen is full: appends land below it
+        await pilot.pause()
+        drawn = len(view._strips)
+        height = view.virtual_size.height
+        assert drawn and height == doc.total_rows
+        view._sized_at = 0.0  # long ago: the first growth goes at once
+        view.apply_chunk(doc, LayoutChunk("file", doc.generation, doc.blocks, [3] * 10))
+        assert view.virtual_size.height == doc.total_rows == height + 30
+        view.apply_chunk(doc, LayoutChunk("file", doc.generation, doc.blocks, [2] * 10))
+        assert doc.total_rows == height + 50
+        assert view.virtual_size.height == height + 30, "grew again within SIZE_SECONDS"
+        assert len(view._strips) == drawn, "appending below the screen threw the strips away"
+        view.apply_chunk(doc, LayoutChunk("file", doc.generation, doc.blocks, [1], done=True))
+        assert view.virtual_size.height == doc.total_rows == height + 51
+
+
+@sync
+async def test_no_layout_chunk_holds_more_than_the_cap(
+    transcript_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model view's counts are taken from the file view's in big steps: posted in pieces."""
+    monkeypatch.setattr(transcript_view, "LAYOUT_CHUNK", 2)  # steps of 100 blocks
+    monkeypatch.setattr(transcript_view, "LAYOUT_POST_COUNTS", 30)
+    sizes: dict[str, list[int]] = {"file": [], "model": []}
+
+    def hook(message: Any) -> None:
+        if isinstance(message, LayoutChunk):
+            sizes[message.view].append(len(message.counts))
+
+    app = TranscriptApp(transcript_path)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        model = screen.view.model_doc
+        assert model is not None and model.blocks == model.source.available() > 200
+    assert len(sizes["model"]) > 2
+    assert max(sizes["model"]) <= 30 + 2 * 50, sizes["model"]
