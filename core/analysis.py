@@ -41,6 +41,7 @@ from transcript_view.core.envelopes import (
     field_text,
 )
 from transcript_view.core.findings import Finding
+from transcript_view.core.found import Found, FoundSoFar
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import ExcerptShape, MarkerSite
 from transcript_view.core.tables import (
@@ -64,10 +65,6 @@ from transcript_view.core.transcript import (
 )
 
 # -- the result ------------------------------------------------------------------------------------
-
-Found = Callable[[list[int], list[int]], None]
-"""Told what a batch of lines found, before the pass ends: the lines of its markers
-and of its line problems, in file order (a viewer steps through them meanwhile)."""
 
 Measure = Callable[[str, Mapping[str, Any], bytes], int]
 """A caller's own number for each envelope line, taken where the pass decodes it:
@@ -723,17 +720,13 @@ class AnalysisPass:
         total = self.t.line_count
         last = 0
         a = self.analysis
-        sites = problems_seen = 0
+        told = FoundSoFar(found)
         for batch in _batches(self.t, workers, fold=not self.exact_ids, measure=measure):
             self.absorb(batch)
             if measured is not None and batch.measures is not None:
                 measured(batch.first, batch.measures)
             last = batch.last_content or last
-            if found is not None and (len(a.sites) > sites or len(a.problems) > problems_seen):
-                found(
-                    [s.line for s in a.sites[sites:]], [p.line for p in a.problems[problems_seen:]]
-                )
-                sites, problems_seen = len(a.sites), len(a.problems)
+            told.tell(a.sites, a.problems)
             if progress is not None:
                 progress(batch.last, total)
         problems = self.analysis.problems

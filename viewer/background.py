@@ -39,7 +39,7 @@ COUNT_STEP = 2048
 def analysis_job(
     transcript: Transcript, fmt: Format, width: int = 0, *, emit: parallel.Emit
 ) -> Analysis | SessionAnalysis:
-    """The format's pass; `progress` and (reference format) `found` events on the way.
+    """The format's pass; `progress` and `found` events on the way.
 
     With a `width` (reference format), the pass also counts each line's rows
     in the file view at that width while it decodes the line
@@ -51,10 +51,10 @@ def analysis_job(
     def progress(done: int, total: int) -> None:
         emit("progress", (done, total))
 
-    if fmt is Format.REFERENCE:
+    def found(markers: list[int], problems: list[int]) -> None:
+        emit("found", (markers, problems))
 
-        def found(markers: list[int], problems: list[int]) -> None:
-            emit("found", (markers, problems))
+    if fmt is Format.REFERENCE:
 
         def measured(first: int, rows: array[int]) -> None:
             emit("rows", (first, rows))
@@ -64,7 +64,7 @@ def analysis_job(
         analysis.operations.index_lines()  # here, not on the screen's first draw
         analysis.replay.index_entries()  # nor on its first badge change
         return analysis
-    return analyse_as(transcript, fmt, progress)
+    return analyse_as(transcript, fmt, progress, found=found)
 
 
 _source: BlockSource | None = None

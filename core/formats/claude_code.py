@@ -60,6 +60,7 @@ from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.formats.rules import site_notes
+from transcript_view.core.found import Found, FoundSoFar
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
 
 __all__ = [
@@ -208,11 +209,18 @@ class ClaudePass:
     """The notes of lines that still hold a `(BRANCH, parent, before)` or `(COMPACTION,
     trigger, parent, before)`: a parent only lines before `before` can have."""
 
-    def read(self, progress: Callable[[int, int], None] | None, workers: int | None) -> None:
+    def read(
+        self,
+        progress: Callable[[int, int], None] | None,
+        workers: int | None,
+        found: Found | None = None,
+    ) -> None:
         """Fold every indexed line of the transcript, mapped in batches (`batches.mapped`)."""
         total = self.transcript.line_count
+        told = FoundSoFar(found)
         for batch in mapped(self.transcript, map_claude, workers):
             self.absorb(batch)
+            told.tell(self.analysis.sites, self.analysis.problems)
             if progress is not None:
                 progress(batch.last, total)
 
@@ -513,6 +521,7 @@ def analyse_claude(
     progress: Callable[[int, int], None] | None = None,
     *,
     workers: int | None = None,
+    found: Found | None = None,
 ) -> SessionAnalysis:
     """One pass over a Claude Code transcript, with the session's other files for orphans.
 
@@ -524,13 +533,14 @@ def analyse_claude(
         transcript: an indexed transcript.
         progress: called as `(lines_done, lines_total)` after each batch of lines.
         workers: processes to map lines in (default: `core.parallel.workers_for` its size).
+        found: told the lines of markers and line problems as batches are read.
     """
     p = ClaudePass(
         transcript,
         SessionAnalysis(Format.CLAUDE_CODE, transcript, sidecar_dir(transcript.path)),
     )
     total = transcript.line_count
-    p.read(progress, workers)
+    p.read(progress, workers, found)
     analysis = p.finish(total)
     if progress is not None:
         progress(total, total)

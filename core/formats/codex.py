@@ -38,6 +38,7 @@ from transcript_view.core.formats.claude_code import problem_findings
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.rules import site_notes
+from transcript_view.core.found import Found, FoundSoFar
 from transcript_view.core.text import MAX_COUNT_DIGITS, count_of
 from transcript_view.core.transcript import LineProblem, Transcript
 
@@ -326,11 +327,18 @@ class CodexPass:
     late_sites: list[tuple[int, str]] = field(default_factory=list)
     """Sites whose call was made before their batch: (index in the analysis's sites, call_id)."""
 
-    def read(self, progress: Callable[[int, int], None] | None, workers: int | None) -> None:
+    def read(
+        self,
+        progress: Callable[[int, int], None] | None,
+        workers: int | None,
+        found: Found | None = None,
+    ) -> None:
         """Fold every indexed line of the rollout, mapped in batches (`batches.mapped`)."""
         total = self.transcript.line_count
+        told = FoundSoFar(found)
         for batch in mapped(self.transcript, map_codex, workers):
             self.absorb(batch)
+            told.tell(self.analysis.sites, self.analysis.problems)
             if progress is not None:
                 progress(batch.last, total)
 
@@ -384,6 +392,7 @@ def analyse_codex(
     progress: Callable[[int, int], None] | None = None,
     *,
     workers: int | None = None,
+    found: Found | None = None,
 ) -> SessionAnalysis:
     """One pass over a Codex rollout (it has no sidecars, so nothing else is read).
 
@@ -391,10 +400,11 @@ def analyse_codex(
         transcript: an indexed transcript.
         progress: called as `(lines_done, lines_total)` after each batch of lines.
         workers: processes to map lines in (default: `core.parallel.workers_for` its size).
+        found: told the lines of markers and line problems as batches are read.
     """
     p = CodexPass(transcript, SessionAnalysis(Format.CODEX, transcript, None))
     total = transcript.line_count
-    p.read(progress, workers)
+    p.read(progress, workers, found)
     analysis = p.finish(total)
     if progress is not None:
         progress(total, total)

@@ -15,9 +15,11 @@ from transcript_view.core.formats.claude_code import analyse_claude, sidecar_dir
 from transcript_view.core.formats.codex import analyse_codex
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.found import Found
 from transcript_view.core.transcript import Transcript
 
-Reader = Callable[[Transcript, Callable[[int, int], None] | None], Analysis | SessionAnalysis]
+Reader = Callable[..., Analysis | SessionAnalysis]
+"""`(transcript, progress, *, found=None)`: a format's pass (see `core.analysis.analyse`)."""
 
 READERS: dict[Format, Reader] = {
     Format.REFERENCE: analyse,
@@ -39,6 +41,10 @@ def analyse_as(
     transcript: Transcript,
     fmt: Format,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    found: Found | None = None,
 ) -> Analysis | SessionAnalysis:
-    """Read `transcript` as `fmt` (index it first)."""
-    return READERS[fmt](transcript, progress)
+    """Read `transcript` as `fmt` (index it first); `found`: see `core.found.Found`."""
+    if found is None:
+        return READERS[fmt](transcript, progress)
+    return READERS[fmt](transcript, progress, found=found)

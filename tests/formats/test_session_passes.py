@@ -35,6 +35,8 @@ from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import transcript_view.core.formats.claude_code as claude_code
+import transcript_view.core.formats.codex as codex_module
 import transcript_view.core.report as report_module
 import transcript_view.core.transcript as transcript_module
 from transcript_view.core.check import run_check
@@ -170,6 +172,44 @@ def test_batches_mapped_in_worker_processes_give_the_same_analysis(
     path = random_claude_session(tmp_path / "projects" / "p", seed, 150)
     _compare_claude(path, workers=2)
     _compare_codex(random_codex_rollout(tmp_path / "r.jsonl", seed, 200), workers=2)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_the_markers_and_bad_lines_are_told_batch_by_batch_as_they_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, workers: int
+) -> None:
+    """Issue 11: `n`/`p` work on the part read so far, in every format. What the passes
+    tell as they read is, in the end, every marker's and every bad line's line."""
+    monkeypatch.setattr(transcript_module, "READ_CHUNK", 700)
+    read_so_far: list[list[int]] = []  # the sites' lines when the last batch is in
+
+    def before_finish(cls: Any) -> None:
+        finish = cls.finish
+
+        def spy(self: Any, *args: Any) -> Any:
+            read_so_far.append([s.line for s in self.analysis.sites])
+            return finish(self, *args)
+
+        monkeypatch.setattr(cls, "finish", spy)
+
+    before_finish(claude_code.ClaudePass)
+    before_finish(codex_module.CodexPass)
+    claude = random_claude_session(tmp_path / "projects" / "p", seed, 150)
+    codex = random_codex_rollout(tmp_path / "r.jsonl", seed, 200)
+    for path, read in ((claude, analyse_claude), (codex, analyse_codex)):
+        path.write_bytes(mutate(path.read_bytes(), seed))  # bad lines too
+        told: list[tuple[list[int], list[int]]] = []
+        read_so_far.clear()
+        with Transcript.open(path) as t:
+            got = read(t, workers=workers, found=lambda m, p, told=told: told.append((m, p)))
+        assert len(told) > 1, "told once, at the end"
+        markers = [line for m, _ in told for line in m]
+        problems = [line for _, p in told for line in p]
+        # What was read (the first pass to finish is this transcript's; a session's
+        # others are read after it); the end may still move a replacement's markers.
+        assert markers == read_so_far[0] and markers
+        assert problems == [p.line for p in got.problems] and problems
 
 
 def test_what_a_batch_leaves_to_earlier_lines_is_decided_by_them(

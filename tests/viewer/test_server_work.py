@@ -342,10 +342,18 @@ def test_another_formats_analysis_comes_back_from_the_server_as_made_here(
     """A Claude Code session and a Codex rollout pickle (their exemptions are data, not
     lambdas): what `--check` reports of the server's analysis is the in-process one's."""
     path = CLAUDE_EXAMPLE if fmt is Format.CLAUDE_CODE else CODEX_EXAMPLE
+    found: list[int] = []
+
+    def on_event(kind: str, value: Any) -> bool:
+        if kind == "found":
+            found.extend(value[0])
+        return True
+
     with Transcript.open(path) as t:
         here = analyse_as(t, fmt)
-        got = server.run(background.analysis_job, t, fmt)
+        got = server.run(background.analysis_job, t, fmt, on_event=on_event)
         assert got.transcript is t
+        assert found and set(found) <= {s.line for s in here.sites}  # `n` while it reads
         assert got.sites == here.sites
         assert got.findings == here.findings and got.named == here.named
         assert [got.exempt(n) for n in sorted(here.named)] == [
