@@ -116,7 +116,7 @@ class _Pickler(pickle.Pickler):
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, transcript: Transcript) -> None:
+    def __init__(self, file: io.BufferedIOBase, transcript: Transcript) -> None:
         super().__init__(file)
         self._transcript = transcript
 
@@ -134,6 +134,54 @@ def _dumps(value: Any, transcript: Transcript) -> bytes:
 
 def _loads(data: bytes, transcript: Transcript) -> Any:
     return _Unpickler(io.BytesIO(data), transcript).load()
+
+
+#: Bytes of a result's pickle per message: the caller loads a result as it arrives,
+#: never holding its whole pickle (a gigabyte's analysis is 70 MB) beside what it
+#: becomes; that was the peak of the viewer's memory.
+RESULT_CHUNK = 1 << 20
+
+
+def _send_result(conn: Connection, data: bytes) -> None:
+    """A result's pickle as `RESULT_CHUNK` pieces, then an empty one."""
+    view = memoryview(data)
+    for start in range(0, len(view), RESULT_CHUNK):
+        conn.send_bytes(view[start : start + RESULT_CHUNK])
+    conn.send_bytes(b"")
+
+
+class _Pieces(io.RawIOBase):
+    """The pieces `_send_result` sends, read as one stream (until the empty piece)."""
+
+    def __init__(self, conn: Connection) -> None:
+        super().__init__()
+        self._conn = conn
+        self._piece = memoryview(b"")
+        self.ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._piece and not self.ended:
+            data = self._conn.recv_bytes()
+            self._piece = memoryview(data)
+            self.ended = not data
+        n = min(len(buffer), len(self._piece))
+        buffer[:n] = self._piece[:n]
+        self._piece = self._piece[n:]
+        return n
+
+
+def _load_result(conn: Connection, transcript: Transcript) -> Any:
+    """Load a result from its pieces as they arrive, then read past what is left
+    (always: a load that fails must not leave pieces for the next job to read)."""
+    pieces = _Pieces(conn)
+    try:
+        return _Unpickler(io.BufferedReader(pieces, 1 << 16), transcript).load()
+    finally:
+        while not pieces.ended:
+            pieces.readinto(bytearray(RESULT_CHUNK))
 
 
 class PassFailed(Exception):
@@ -201,7 +249,9 @@ def _serve_one(
 
     try:
         result = job(transcript, *args, emit=emit)
-        conn.send(("done", _dumps(result, transcript)))
+        data = _dumps(result, transcript)
+        conn.send(("done", None))
+        _send_result(conn, data)
         held.previous = result
     except Cancelled:
         conn.send(("cancelled", None))
@@ -286,7 +336,7 @@ class PassServer:
                         raise PassFailed(rest[0])
                     if kind == "cancelled":
                         return None
-                    result = _loads(rest[0], transcript)
+                    result = _load_result(self._conn, transcript)
                     self._previous = _weak(result)
                     return result
             except EOFError:

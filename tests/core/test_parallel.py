@@ -164,3 +164,52 @@ def test_a_ctrl_c_at_the_program_leaves_the_server_working(
         assert server.pid is not None
         os.kill(server.pid, signal.SIGINT)
         assert server.run(where_am_i, t) == (1, CORES)
+
+
+class Unloadable:
+    """Pickles fine, fails to load: what a result that cannot be rebuilt here does."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_refuse, ())
+
+
+def _refuse() -> None:
+    raise ValueError("not here")
+
+
+def many_numbers(t: Transcript, n: int, *, emit: parallel.Emit) -> list[int]:
+    """A job whose result's pickle is many pieces long."""
+    return list(range(n))
+
+
+def unloadable(t: Transcript, *, emit: parallel.Emit) -> list[Any]:
+    """A job whose result pickles in the server and fails to load in the caller."""
+    return [list(range(5000)), Unloadable(), list(range(5000))]
+
+
+def test_a_result_arrives_in_pieces_and_is_loaded_as_they_come(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller never holds a result's whole pickle beside what it becomes (the peak of
+    the viewer's memory when a gigabyte's 70 MB analysis landed), and the pieces stay in
+    step with the jobs, a result that fails to load included."""
+    monkeypatch.setattr(parallel, "RESULT_CHUNK", 512)  # before the fork: the server's too
+    started = parallel.PassServer.start()
+    if started is None:
+        pytest.skip("no fork here, one core, or threads already running")
+    received: list[int] = []
+    recv_bytes = started._conn.recv_bytes
+    monkeypatch.setattr(
+        started._conn, "recv_bytes", lambda: received.append(0) or recv_bytes()
+    )
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(8, 20))
+    try:
+        with Transcript.open(path) as t:
+            assert started.run(many_numbers, t, 20_000) == list(range(20_000))
+            assert len(received) > 50
+            with pytest.raises(ValueError, match="not here"):
+                started.run(unloadable, t)
+            assert started.run(many_numbers, t, 3) == [0, 1, 2]
+    finally:
+        started.close()
