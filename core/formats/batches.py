@@ -24,11 +24,13 @@ from enum import Enum
 from functools import cache
 from itertools import islice
 from types import UnionType
-from typing import Any, TypeVar, Union, get_args, get_origin
+from typing import Any, Protocol, TypeVar, Union, get_args, get_origin
 
 import msgspec
 
 from transcript_view.core import parallel
+from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.found import Found, FoundSoFar
 from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
 
 B = TypeVar("B")
@@ -191,6 +193,37 @@ def mapped(
             if run is not None:
                 flight.append(pool.submit(_run, *run))
             yield batch
+
+
+class _Batch(Protocol):
+    @property
+    def last(self) -> int: ...
+
+
+Folded = TypeVar("Folded", bound=_Batch)
+
+
+def fold_mapped(
+    transcript: Transcript,
+    mapper: Callable[[Transcript, int, int, int], Folded],
+    absorb: Callable[[Folded], None],
+    analysis: SessionAnalysis,
+    progress: Callable[[int, int], None] | None,
+    workers: int | None,
+    found: Found | None,
+) -> None:
+    """A format pass's reading: each batch `mapped`, in file order, into `absorb`.
+
+    After each batch, `found` is told the markers and bad lines it added to
+    `analysis` and `progress` how far the pass got (both may be None).
+    """
+    total = transcript.line_count
+    told = FoundSoFar(found)
+    for batch in mapped(transcript, mapper, workers):
+        absorb(batch)
+        told.tell(analysis.sites, analysis.problems)
+        if progress is not None:
+            progress(batch.last, total)
 
 
 class LineIndex:

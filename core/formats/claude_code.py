@@ -29,7 +29,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from transcript_view.core.findings import Finding
-from transcript_view.core.formats.batches import LATER, LineIndex, last_content_line, mapped
+from transcript_view.core.formats.batches import (
+    LATER,
+    LineIndex,
+    fold_mapped,
+    last_content_line,
+)
 from transcript_view.core.formats.claude_lines import (
     BRANCH,
     COMPACTION,
@@ -60,7 +65,7 @@ from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.formats.rules import site_notes
-from transcript_view.core.found import Found, FoundSoFar
+from transcript_view.core.found import Found
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
 
 __all__ = [
@@ -216,13 +221,9 @@ class ClaudePass:
         found: Found | None = None,
     ) -> None:
         """Fold every indexed line of the transcript, mapped in batches (`batches.mapped`)."""
-        total = self.transcript.line_count
-        told = FoundSoFar(found)
-        for batch in mapped(self.transcript, map_claude, workers):
-            self.absorb(batch)
-            told.tell(self.analysis.sites, self.analysis.problems)
-            if progress is not None:
-                progress(batch.last, total)
+        fold_mapped(
+            self.transcript, map_claude, self.absorb, self.analysis, progress, workers, found
+        )
 
     def absorb(self, b: ClaudeBatch) -> None:
         """Fold the next batch: decide what its lines left to the lines before them.

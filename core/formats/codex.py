@@ -31,14 +31,14 @@ from transcript_view.core.formats.batches import (
     Later,
     LineIndex,
     decode_line,
-    mapped,
+    fold_mapped,
     parse_whole,
 )
 from transcript_view.core.formats.claude_code import problem_findings
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.rules import site_notes
-from transcript_view.core.found import Found, FoundSoFar
+from transcript_view.core.found import Found
 from transcript_view.core.text import MAX_COUNT_DIGITS, count_of
 from transcript_view.core.transcript import LineProblem, Transcript
 
@@ -334,13 +334,9 @@ class CodexPass:
         found: Found | None = None,
     ) -> None:
         """Fold every indexed line of the rollout, mapped in batches (`batches.mapped`)."""
-        total = self.transcript.line_count
-        told = FoundSoFar(found)
-        for batch in mapped(self.transcript, map_codex, workers):
-            self.absorb(batch)
-            told.tell(self.analysis.sites, self.analysis.problems)
-            if progress is not None:
-                progress(batch.last, total)
+        fold_mapped(
+            self.transcript, map_codex, self.absorb, self.analysis, progress, workers, found
+        )
 
     def absorb(self, b: CodexBatch) -> None:
         """Fold the next batch."""
