@@ -34,8 +34,6 @@ class Document:
         """Bumped by every full relayout; chunks of older passes are dropped."""
         self.version = 0
         """Bumped by every change of any row count (a view's rendered strips go stale)."""
-        self.grew = 0
-        """Bumped by every append (`extend`): rows past the old end now exist."""
         self.epoch = 0
         """Bumped whenever cached blocks are dropped: blocks a prefetch worker built
         from older state are refused when they arrive."""
@@ -75,11 +73,10 @@ class Document:
         """Append counts for blocks `start…`; False when they do not follow on.
 
         `version` stays: no row there was moves, so strips drawn of them stand
-        (a view repaints what was past the end itself, see `grew`).
+        (a view repaints what was past the old end itself: `TranscriptView.apply_chunk`).
         """
         if start != len(self.counts):
             return False
-        self.grew += 1
         self.counts.extend(counts)
         self.starts.extend(accumulate(counts, initial=self.starts[-1]))
         # accumulate() repeats its initial value first: drop that duplicate.

@@ -74,19 +74,13 @@ class PlainRows:
     `core.analysis.Measure`).
     """
 
-    __slots__ = ("_args", "_body", "_calls", "_width")
+    __slots__ = ("_args", "_body", "_calls")
 
     def __init__(self, width: int) -> None:
         """Count at the view's `width` (the whole row, gutter included)."""
-        self._width = width
         self._body = max(width - GUTTER - 2, 1)
         self._calls = max(width - GUTTER - 6, 1)
         self._args = max(width - GUTTER - 4, 1)
-
-    @property
-    def width(self) -> int:
-        """The width counted at."""
-        return self._width
 
     @property
     def spec(self) -> tuple[int, ...]:

@@ -87,7 +87,7 @@ def wrap_count(text: str, width: int, cap: int | None = None) -> int:
     limit = sys.maxsize if cap is None else cap
     if text.isascii():
         if text.isprintable():  # one logical line (LF is not printable)
-            return printable_rows(text, width, limit)
+            return min((len(text) - 1) // width + 1 if text else 1, limit)
         n = 0
         for logical in text.split("\n"):
             if not logical.isprintable():
@@ -103,11 +103,6 @@ def wrap_count(text: str, width: int, cap: int | None = None) -> int:
         if n >= limit:
             return limit
     return n
-
-
-def printable_rows(text: str, width: int, cap: int) -> int:
-    """`wrap_count` of text known to be printable ASCII (no LF): one cell a character."""
-    return min((len(text) - 1) // max(width, 1) + 1 if text else 1, cap)
 
 
 def _logical_rows(shown: str, width: int, room: int) -> int:
