@@ -48,7 +48,7 @@ CONSTRAINTS = ROOT / "constraints.txt"
 def _wanted_stamp() -> str:
     """What the install depends on: the project files, the pins, and the C source it compiles."""
     digest = hashlib.sha256()
-    sources = ("core/_gcount.c", "core/_lines.c", "viewer/_rows.c")
+    sources = ("core/_gcount.c", "core/_lines.c", "core/_map.c", "viewer/_rows.c")
     for name in ("pyproject.toml", CONSTRAINTS.name, "setup.py", *sources):
         digest.update((ROOT / name).read_bytes())
     return digest.hexdigest()
@@ -72,15 +72,17 @@ def ensure_env() -> None:
     )
     native = subprocess.run(
         [str(PY), "-c", "import transcript_view.core.graphemes as g, "
-         "transcript_view.core.transcript as t, transcript_view.viewer.line_rows as r; "
-         "print(g.NATIVE and t._lines is not None and r._rows is not None)"],
+         "transcript_view.core.transcript as t, transcript_view.core.analysis as a, "
+         "transcript_view.viewer.line_rows as r; print(g.NATIVE and t._lines is not None"
+         " and a._map is not None and r._rows is not None)"],
         cwd=ROOT, capture_output=True, text=True,
     ).stdout.strip()
     if native != "True":
-        print("dev.py: the native grapheme counter, line scanner and row count"
-              " (core/_gcount.c, core/_lines.c, viewer/_rows.c) were not built, no C"
-              " compiler? Everything works; counting graphemes is about 4x slower,"
-              " indexing lines about 8x, a big open's layout about 1.5x.",
+        print("dev.py: the native grapheme counter, line scanner, map and row count"
+              " (core/_gcount.c, core/_lines.c, core/_map.c, viewer/_rows.c) were not"
+              " built, no C compiler? Everything works; counting graphemes is about 4x"
+              " slower, indexing lines about 8x, the analysis pass about 1.4x, a big"
+              " open's layout about 1.5x.",
               file=sys.stderr)
     STAMP.write_text(_wanted_stamp())
 

@@ -1,4 +1,4 @@
-"""Build hook: the package map, found automatically, and the three optional C extensions.
+"""Build hook: the package map, found automatically, and the four optional C extensions.
 
 The repository keeps the library in `core/` and the app in `viewer/`, but the
 distribution claims a single import name, `transcript_view`: `core/` installs
@@ -9,7 +9,8 @@ builds the wheel and imports every module from a clean install to prove it.
 
 `transcript_view.core._gcount` counts grapheme clusters with the GIL released
 (see core/_gcount.c); `transcript_view.core._lines` finds line starts with
-memchr for the line index (core/_lines.c); `transcript_view.viewer._rows`
+memchr for the line index (core/_lines.c); `transcript_view.core._map` is the
+analysis pass's loop over raw lines (core/_map.c); `transcript_view.viewer._rows`
 counts the file view's rows of a plain line as the analysis reads it
 (viewer/_rows.c). All are `optional`: on a machine without a C compiler the
 install still succeeds and the same work runs in pure Python, with the same
@@ -37,7 +38,7 @@ setup(
     package_dir=ROOTS,
     package_data={
         "transcript_view": ["py.typed"],
-        "transcript_view.core": ["_gcount.pyi", "_lines.pyi"],
+        "transcript_view.core": ["_gcount.pyi", "_lines.pyi", "_map.pyi"],
         "transcript_view.viewer": ["_rows.pyi"],
     },
     exclude_package_data={"transcript_view.core": ["*.c"], "transcript_view.viewer": ["*.c"]},
@@ -50,6 +51,11 @@ setup(
         Extension(
             "transcript_view.core._lines",
             sources=["core/_lines.c"],
+            optional=True,
+        ),
+        Extension(
+            "transcript_view.core._map",
+            sources=["core/_map.c"],
             optional=True,
         ),
         Extension(

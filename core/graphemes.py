@@ -50,9 +50,10 @@ from collections import deque
 from collections.abc import Iterable
 from functools import cache
 from itertools import count as _counter
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
-from wcwidth import iter_graphemes
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 try:
     from transcript_view.core import _gcount  # the optional native counter (core/_gcount.c)
@@ -492,6 +493,18 @@ def _automaton() -> _gcount.Automaton:
     return _gcount.Automaton(*_native_tables())
 
 
+@cache
+def _engine() -> Callable[..., Iterator[str]]:
+    """wcwidth's `iter_graphemes`, imported when a text first needs it.
+
+    wcwidth takes ~25 ms to import, and most runs never ask: the native count
+    (`_gcount`) answers, and a `--check` with no artifact to count counts nothing.
+    """
+    from wcwidth import iter_graphemes
+
+    return iter_graphemes
+
+
 def _engine_count(text: str) -> int:
     """Count clusters with the engine alone; the caller removed surrogates.
 
@@ -499,7 +512,7 @@ def _engine_count(text: str) -> int:
     about 10% faster than ``sum(1 for _ in ...)``.
     """
     ticks = _counter()
-    deque(zip(iter_graphemes(text), ticks, strict=False), maxlen=0)
+    deque(zip(_engine()(text), ticks, strict=False), maxlen=0)
     return next(ticks)
 
 
@@ -649,7 +662,7 @@ def _engine_take(text: str, pos: int, stop: int, n: int, *, exact: bool) -> tupl
     """
     if n <= 0 or pos >= stop:
         return pos, n
-    for cluster in iter_graphemes(text, pos, stop):
+    for cluster in _engine()(text, pos, stop):
         end = pos + len(cluster)
         if end >= stop and not exact:
             break
@@ -857,7 +870,7 @@ def is_boundary(text: str, i: int) -> bool:
         return True
     # No certain boundary in (lo, i], so no surrogate in text[lo:i + 1] either.
     pos = _certain_at_or_before(text, i)
-    for cluster in iter_graphemes(text, pos, i + 1):
+    for cluster in _engine()(text, pos, i + 1):
         pos += len(cluster)
         if pos >= i:
             break

@@ -63,6 +63,18 @@ def workers_for(nbytes: int) -> int:
     return min(cores, MAX_WORKERS)
 
 
+def threads_for(nbytes: int) -> int:
+    """How many threads to share `nbytes` of GIL-free work between (1: stay on this one).
+
+    For native loops that release the GIL (the line index's `pread` and
+    `memchr`): threads need no fork, so a threaded program may use them too.
+    """
+    cores = os.cpu_count() or 1
+    if cores < 2 or nbytes < PARALLEL_BYTES:
+        return 1
+    return min(cores, MAX_WORKERS)
+
+
 def pool(
     workers: int,
     initializer: Callable[..., object] | None = None,

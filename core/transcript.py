@@ -17,6 +17,7 @@ given (see `parse_json_line`).
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import stat
@@ -25,6 +26,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +78,8 @@ _decode = msgspec.json.Decoder().decode
 #: at least an opening and a closing byte); shorter lines are never walked.
 _DEEP_BYTES = 1800
 #: Deeper than this, the standard parser decides. It refuses JSON nested about
-#: 990 levels deep (the recursion limit, less the caller's stack), msgspec a few
-#: levels deeper; below 900 both accept whatever the other accepts.
+#: 990 levels deep (the recursion limit, less its own stack: see `_loads`),
+#: msgspec a few levels deeper; below 900 both accept whatever the other accepts.
 _DEEP = 900
 
 
@@ -136,6 +138,41 @@ def parse_json_line(
     return parse_json_line_plain(raw, line, offset, is_last=is_last)
 
 
+def _loads(text: str) -> Any:
+    """`json.loads` of a line, with an answer that does not depend on who asks.
+
+    The parser's nesting limit is the recursion limit less the caller's own
+    stack, so a line nested some 900 levels deep parsed at one depth of calls
+    and refused at another: a pass in a worker process (a short stack) and
+    the same pass in a test or a Textual worker (a longer one) disagreed about
+    it. A line the parser refuses for its depth is parsed again on a thread of
+    its own, whose stack is always the same, and that answer is the line's.
+
+    Raises:
+        RecursionError: the line is nested too deeply even there.
+        ValueError: the line is not JSON (or holds NaN or Infinity).
+    """
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        pass
+    outcome: list[tuple[bool, Any]] = []
+
+    def parse() -> None:
+        try:
+            outcome.append((True, json.loads(text, parse_constant=_reject_constant)))
+        except Exception as exc:  # the caller raises it, as if it had parsed the line itself
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=parse, name="transcript-view-deep-line", daemon=True)
+    thread.start()
+    thread.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
 def parse_json_line_plain(
     raw: bytes, line: int, offset: int, *, is_last: bool = False
 ) -> dict[str, Any] | LineProblem | None:
@@ -150,7 +187,7 @@ def parse_json_line_plain(
     except UnicodeDecodeError as exc:
         return LineProblem(line, offset, bad_kind, f"invalid UTF-8 at byte {exc.start}", prefix)
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = _loads(text)
     except RecursionError:
         return LineProblem(line, offset, bad_kind, "JSON nested too deeply", prefix)
     except ValueError as exc:
@@ -235,16 +272,21 @@ def _share_index(transcript: Transcript) -> None:
 
 
 def _scan_piece(piece: tuple[int, int]) -> tuple[bytes, int]:
-    """A worker's share of `build_index`: the line starts after each LF in a byte range.
+    """A worker process's share of `build_index` (`_scan_range` of the shared transcript)."""
+    assert _indexing is not None
+    return _scan_range(_indexing, piece)
+
+
+def _scan_range(transcript: Transcript, piece: tuple[int, int]) -> tuple[bytes, int]:
+    """A share of `build_index`: the line starts after each LF in a byte range.
 
     Returns the starts as `array("q")` bytes, and how far the range was read
     (short of its end if the file shrank).
     """
-    assert _indexing is not None
     pos, end = piece
     out: array[int] = array("q")
     while pos < end:
-        chunk = _indexing._pread(min(SCAN_CHUNK, end - pos), pos)
+        chunk = transcript._pread(min(SCAN_CHUNK, end - pos), pos)
         if not chunk:
             break
         line_starts_into(out, chunk, pos)
@@ -435,8 +477,10 @@ class Transcript:
         budget = max_bytes if max_bytes is not None else total
         pos = self._scanned
         stop = min(total, pos + budget)
-        if _lines is None and max_bytes is None and parallel.workers_for(stop - pos) > 1:
-            return self._build_index_forked(pos, total, progress)
+        if max_bytes is None and _lines is not None and parallel.threads_for(stop - pos) > 1:
+            return self._build_index_pieces(pos, total, progress, threads=True)
+        if max_bytes is None and _lines is None and parallel.workers_for(stop - pos) > 1:
+            return self._build_index_pieces(pos, total, progress, threads=False)
         while pos < stop:
             chunk = self._pread(min(SCAN_CHUNK, stop - pos), pos)
             if not chunk:
@@ -458,27 +502,43 @@ class Transcript:
             self._size_at_scan = 0
         return self._scanned >= total
 
-    def _build_index_forked(
-        self, pos: int, total: int, progress: Callable[[int, int], None] | None
+    def _build_index_pieces(
+        self,
+        pos: int,
+        total: int,
+        progress: Callable[[int, int], None] | None,
+        *,
+        threads: bool,
     ) -> bool:
-        """`build_index` of the bytes from `pos` to `total`, scanned in forked processes.
+        """`build_index` of the bytes from `pos` to `total`, scanned in pieces at once.
 
-        Only where the native scanner did not build (it scans a gigabyte in a
-        few tenths of a second, in this process).
+        Pieces scanned at once, in order, give the same offsets (a piece needs
+        no line boundary: a line start is wherever an LF was). A piece that
+        comes back short (the file shrank) ends the scan there, as a short read
+        does.
 
-        Finding a gigabyte's LFs one `find` at a time is a Python loop, a few
-        tenths of a second per 256 MiB; pieces scanned at once, in order, give
-        the same offsets (a piece needs no line boundary: a line start is
-        wherever an LF was). A piece that comes back short (the file shrank)
-        ends the scan there, as a short read does.
+        With the native scanner, in threads: its `pread` and `memchr` release
+        the GIL, and a gigabyte took ~0.35 s in one thread, before any other
+        work of a `--check` could start. Without it, in forked processes:
+        finding a gigabyte's LFs one `find` at a time is a Python loop, a few
+        tenths of a second per 256 MiB.
         """
-        workers = parallel.workers_for(total - pos)
-        step = max(SCAN_CHUNK, -(-(total - pos) // (4 * workers)))
+        pool: concurrent.futures.Executor
+        if threads:
+            workers = parallel.threads_for(total - pos)
+            step = SCAN_CHUNK  # a piece a read: the progress moves as smoothly as before
+            pool = concurrent.futures.ThreadPoolExecutor(
+                workers, thread_name_prefix="transcript-view-index"
+            )
+            scan: Callable[[tuple[int, int]], tuple[bytes, int]] = partial(_scan_range, self)
+        else:
+            workers = parallel.workers_for(total - pos)
+            step = max(SCAN_CHUNK, -(-(total - pos) // (4 * workers)))
+            pool = parallel.pool(workers, _share_index, (self,))
+            scan = _scan_piece
         pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
-        with parallel.pool(workers, _share_index, (self,)) as pool:
-            for (start, end), (found, reached) in zip(
-                pieces, pool.map(_scan_piece, pieces), strict=True
-            ):
+        with pool:
+            for (start, end), (found, reached) in zip(pieces, pool.map(scan, pieces), strict=True):
                 new: array[int] = array("q")
                 if start == 0 and not self._starts:
                     new.append(0)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from transcript_view import __version__
+import transcript_view
 
 if TYPE_CHECKING:
     from transcript_view.core.formats.detect import Format
@@ -42,6 +42,20 @@ exit status:
 In the viewer, press ? for every key (ctrl+p runs any of them by name)."""
 
 
+class _Version(argparse.Action):
+    """`--version`: argparse's own, with the version read only when it is asked for."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        sys.stdout.write(f"{parser.prog} {transcript_view.__version__}\n")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     """The command line: the viewer's PATH, `--check` and its options, `--version`.
 
@@ -64,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
             "rollout) or a directory of them; --check takes several"
         ),
     )
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.add_argument(
+        "--version", action=_Version, nargs=0, help="show program's version number and exit"
+    )
     p.add_argument(
         "--format",
         choices=FORMATS,

@@ -133,6 +133,31 @@ def test_deep_nesting_is_the_standard_parsers_call(depth: int, kind: str) -> Non
     _agree(raw)
 
 
+def _called_from(depth: int, call: Any) -> Any:
+    """`call()` from `depth` Python frames further down the stack."""
+    return call() if depth == 0 else _called_from(depth - 1, call)
+
+
+@pytest.mark.parametrize("depth", [850, 900, 950, 990, 996, 2000])
+def test_a_deep_line_reads_the_same_from_any_depth_of_calls(depth: int) -> None:
+    """The standard parser's nesting limit is the recursion limit less the caller's
+    stack: a line 950 levels deep was an envelope read from a worker process and a
+    malformed line read from a test. Now where it is read from does not matter."""
+    raw = b'{"type":"message","v":1,"x":' + b"[" * depth + b"]" * depth + b"}"
+
+    def answer() -> tuple[str, str]:
+        parsed = parse_line_bytes_plain(raw, 1, 0)
+        return type(parsed).__name__, getattr(parsed, "message", "")
+
+    answers = {_called_from(stack, answer) for stack in (0, 150, 400, 800)}
+    assert len(answers) == 1, answers
+    kind, message = answers.pop()
+    if depth <= 990:
+        assert kind == "Message"
+    if depth == 2000:
+        assert (kind, message) == ("LineProblem", "JSON nested too deeply")
+
+
 _json = st.recursive(
     st.none()
     | st.booleans()
@@ -258,6 +283,40 @@ def test_the_index_scanned_in_pieces_by_processes_is_the_index(
     with Transcript(path) as t:
         t.build_index()
         assert list(t._starts) == [0]
+
+
+@pytest.mark.skipif(transcript_module._lines is None, reason="the native scanner did not build")
+def test_the_index_scanned_in_pieces_by_threads_is_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the native scanner, a big file's pieces are scanned on threads (its `pread`
+    and `memchr` release the GIL): the same offsets, progress after every piece."""
+    import threading
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(3, 400) * 30 + b"\n\nlast")
+    monkeypatch.setattr(transcript_module, "SCAN_CHUNK", 4096)
+    with Transcript.open(path) as plain:
+        want = list(plain._starts)
+    monkeypatch.setattr(parallel, "threads_for", lambda n: 2)
+    scanned_on: set[str] = set()
+    real = transcript_module._scan_range
+
+    def spy(t: Transcript, piece: tuple[int, int]) -> tuple[bytes, int]:
+        scanned_on.add(threading.current_thread().name)
+        return real(t, piece)
+
+    monkeypatch.setattr(transcript_module, "_scan_range", spy)
+    seen: list[int] = []
+    with Transcript(path) as t:
+        assert t.build_index(lambda done, total: seen.append(done))
+        assert list(t._starts) == want
+        assert t.index_complete and seen[-1] == path.stat().st_size
+    assert seen == sorted(seen) and len(seen) == -(-path.stat().st_size // 4096)
+    assert scanned_on and all(n.startswith("transcript-view-index") for n in scanned_on)
+    assert threading.active_count() == 1 or not any(
+        t.name.startswith("transcript-view-index") for t in threading.enumerate()
+    )
 
 
 # -- the pass -----------------------------------------------------------------------------------

@@ -1,0 +1,345 @@
+"""The native map (`core/_map.c`) makes the batches the Python loop makes.
+
+`core.analysis._map_into` is the definition of what the pass keeps of each
+line; `_map_raw` runs the same loop in C where it was built. These tests give
+both the same lines (every fixture and example, hand-made odd envelopes,
+random and mutated transcripts) and compare every field of the batch, with
+and without a worker's fold, with and without a measure. The analysis-level
+comparison with the plain pass is `test_fast_path.py`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _analysis_dump import dump
+from _random_transcripts import mutate, random_transcript
+from _support import EXAMPLES, REFERENCE, REFERENCE_TRANSCRIPTS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import transcript_view.core.analysis as A
+import transcript_view.core.transcript as transcript_module
+from transcript_view.core.analysis import AnalysisPass, LineBatch
+from transcript_view.core.transcript import Transcript
+
+native = pytest.mark.skipif(A._map is None, reason="core._map was not built here")
+
+
+def _plain(value: Any) -> Any:
+    """A batch's value as plain data: arrays as lists, dataclasses by their slots."""
+    if isinstance(value, array):
+        return (value.typecode, value.tolist())
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, A.LocalOps):
+        return {name: _plain(getattr(value, name)) for name in value.__slots__}
+    return value
+
+
+def _state(batch: LineBatch) -> dict[str, Any]:
+    return {name: _plain(getattr(batch, name)) for name in batch.__slots__}
+
+
+class Sizes:
+    """A measure anyone can check (see `test_measure.py`)."""
+
+    def __call__(self, kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
+        return len(raw) * 100 + len(payload) + len(kind)
+
+
+def _batch(t: Transcript, *, use_native: bool, fold: bool, measure: bool) -> LineBatch:
+    batch = LineBatch(1, t.line_count)
+    local = AnalysisPass(t, exact_ids=False, local=True) if fold else None
+    chunks = t.raw_chunks(1, t.line_count)
+    count = Sizes() if measure else None
+    if use_native:
+        A._map_raw(batch, chunks, local, count)
+    else:
+        A._map_into(batch, chunks, local, count)
+    if local is not None:
+        batch.folded = local.export()
+    return batch.seal()
+
+
+def _assert_same(path: Path) -> None:
+    with Transcript.open(path) as t:
+        for fold in (False, True):
+            for measure in (False, True):
+                want = _state(_batch(t, use_native=False, fold=fold, measure=measure))
+                got = _state(_batch(t, use_native=True, fold=fold, measure=measure))
+                for name in want:
+                    assert got[name] == want[name], (path.name, fold, measure, name)
+
+
+def _fixtures() -> list[Path]:
+    found = [REFERENCE / f"{name}.jsonl" for name in REFERENCE_TRANSCRIPTS]
+    found += sorted(EXAMPLES.glob("*.jsonl"))
+    return [p for p in found if p.exists()]
+
+
+@native
+@pytest.mark.parametrize("path", _fixtures(), ids=lambda p: p.name)
+def test_every_fixture_and_example_maps_alike(path: Path) -> None:
+    _assert_same(path)
+
+
+def _line(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def _env(kind: Any, payload: Any, **extra: Any) -> str:
+    return _line({"id": extra.pop("id", "e"), "payload": payload, "type": kind, "v": 1, **extra})
+
+
+#: Envelopes whose fields are anything but what a writer writes: each is read as
+#: the accessors read it (a role that is no string is "user", a call id that is
+#: no string is its JSON, ...), and the C loop must read each the same way.
+ODD_LINES = [
+    _env("session-meta", {}),
+    _env("session-meta", {}, id="second meta"),
+    _env("message", {"role": "user", "content": "hi"}),
+    _env("message", {"role": 7, "content": "a role that is no string"}),
+    _env("message", {"role": "narrator", "content": "a role without a code"}),
+    _env("message", {"role": "user", "content": {"parts": [1, 2]}}),
+    _env("message", {"role": "user", "content": None}),
+    _env("message", {"role": "system", "content": "s", "sticky": True}),
+    _env("message", {"role": "system", "content": "s", "sticky": 0, "sysprompt": "yes"}),
+    _env("message", {"role": "system", "content": "s", "depth": 0}),
+    _env("message", {"role": "system", "content": "s", "depth": None}),
+    _env("message", {"role": "user", "content": ""}, id=""),
+    _env("message", {"role": "user", "content": "no id"}, id=None),
+    _env("message", {"role": "user", "content": "id 5"}, id=5),
+    _env("message", "a payload that is a string"),
+    _env("message", ["a", "list"]),
+    _env("message", {"role": "assistant", "content": "c", "tool-calls": []}),
+    _env("message", {"role": "assistant", "content": "c", "tool-calls": "no list"}),
+    _env(
+        "message",
+        {
+            "role": "assistant",
+            "content": "c",
+            "tool-calls": [{"id": "call_1"}, 5, {"id": 9}, {"no": "id"}, {"id": None}],
+        },
+    ),
+    _env("message", {"role": "assistant", "content": "c", "tool-calls": [3, "x"]}),
+    _env("tool-dispatched", {"call-id": "call_1", "arguments": {"n": 1}}, id="op1"),
+    _env(
+        "tool-dispatched",
+        {"call-id": "call_1", "arguments": "{}", "arguments-digest": "0" * 64},
+        id="op2",
+    ),
+    _env("tool-dispatched", {"call-id": 12, "arguments": [1], "arguments-digest": 5}, id=3),
+    _env("tool-dispatched", {"arguments-digest": "ab", "arguments": None}),
+    _env("message", {"role": "tool", "content": "ok", "tool-call-id": "call_1"}),
+    _env("message", {"role": "tool", "content": "ok", "tool-call-id": 1, "is-error": True}),
+    _env("message", {"role": "tool", "content": "bad", "tool-call-id": "call_9", "is-error": 1}),
+    _env("message", {"role": "tool", "content": "\b\f astral \U0001f600", "tool-call-id": "x"}),
+    _env("tool-settled", {"op-id": "op1", "result-digest": "1" * 64}),
+    _env("tool-settled", {"op-id": "op2", "artifact": {"path": "a"}, "result-digest": 3}),
+    _env("tool-settled", {"op-id": 4, "artifact": ["no", "mapping"]}),
+    _env("tool-settled", {"artifact": None}),
+    _env("compaction", {"replaces-through-id": "e", "summary": "s"}),
+    _env("compaction", {"replaces-through-id": 3}),
+    _env("elision", {"items": [{"id": "e", "stub": "gone"}, {"id": 3}, "x"]}),
+    _env("elision", {"items": "none"}),
+    _env("some-future-type", {"x": 1}),
+    _env(
+        "message",
+        {
+            "role": "tool",
+            "content": "head\n[... elided 10 bytes; sha256 "
+            + "a" * 64
+            + " ...]\ntail [... elided ",
+            "tool-call-id": "call_1",
+        },
+    ),
+    '{"id": "v2", "payload": {}, "type": "message", "v": 2}',
+    '{"id": "vb", "payload": {}, "type": "message", "v": true}',
+    '{"id": "vf", "payload": {}, "type": "message", "v": 1.0}',
+    '{"id": "nt", "payload": {}, "type": 5, "v": 1}',
+    '{"id": "dup", "payload": {"role": "user"}, "payload": {"role": "tool"}, '
+    '"type": "message", "v": 1}',
+    '{"id": "surrogate \\ud800", "payload": {"role": "user", "content": "\\udfff"}, '
+    '"type": "message", "v": 1}',
+    '{"id": "torn", "payload": {"role": "user"',
+    "[1, 2, 3]",
+    '"a string"',
+    "",
+    "   ",
+    "\r",
+    '{"id": "cr", "payload": {}, "type": "session-meta", "v": 1}\r',
+    '{"id": "deep", "payload": {"x": ' + "[" * 950 + "]" * 950 + '}, "type": "message", "v": 1}',
+    '{"id": "deepish", "payload": {"x": ' + "[" * 600 + "]" * 600 + '}, "type": "message", "v": 1}',
+    "\xff not utf-8".encode("latin-1").decode("latin-1"),
+]
+
+
+@native
+def test_odd_envelopes_map_alike(tmp_path: Path) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes("\n".join(ODD_LINES).encode("utf-8", "surrogatepass") + b"\n")
+    _assert_same(path)
+
+
+@native
+def test_a_line_that_is_not_utf8_maps_alike(tmp_path: Path) -> None:
+    path = tmp_path / "bytes.jsonl"
+    path.write_bytes(b'{"id": "x\xff", "payload": {}, "type": "session-meta", "v": 1}\n\xc3\n')
+    _assert_same(path)
+
+
+@native
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(0, 10**6), size=st.integers(5, 150), mutated=st.booleans())
+def test_random_and_mutated_transcripts_map_alike(
+    tmp_path: Path, seed: int, size: int, mutated: bool
+) -> None:
+    data = random_transcript(seed, size)
+    if mutated:
+        data = mutate(data, seed)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    _assert_same(path)
+
+
+# -- the C entry points themselves --------------------------------------------------------
+
+
+def _out(batch: LineBatch, measure: Any = None) -> tuple[Any, ...]:
+    return A._native_out(batch, None, measure)
+
+
+def _state_list() -> list[Any]:
+    return [0, 0, 0, None, None]
+
+
+@native
+def test_what_the_decoder_refuses_goes_to_the_standard_parser_but_an_interrupt_does_not() -> None:
+    assert A._map is not None
+    line = b'{"id": "a", "payload": {}, "type": "session-meta", "v": 1}'
+
+    def refuses(raw: bytes) -> Any:
+        raise ValueError("not vouched for")
+
+    env = (refuses, *A._native_env()[1:])
+    batch = LineBatch(1, 1)
+    A._map.map_run([line], 1, 0, env, _out(batch), state := _state_list())
+    assert batch.types == {"session-meta": 1} and state[:2] == [1, 1]
+
+    def interrupted(raw: bytes) -> Any:
+        raise KeyboardInterrupt
+
+    env = (interrupted, *A._native_env()[1:])
+    with pytest.raises(KeyboardInterrupt):
+        A._map.map_run([line], 1, 0, env, _out(LineBatch(1, 1)), _state_list())
+
+
+@native
+def test_a_measure_that_fails_fails_the_map_as_in_python() -> None:
+    assert A._map is not None
+    line = b'{"id": "a", "payload": {}, "type": "session-meta", "v": 1}'
+
+    def broken(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
+        raise RuntimeError("the measure broke")
+
+    batch = LineBatch(1, 1)
+    batch.measures = array("i", [-1])
+    with pytest.raises(RuntimeError, match="the measure broke"):
+        A._map.map_run([line], 1, 0, A._native_env(), _out(batch, broken), _state_list())
+
+
+@native
+def test_the_native_map_takes_only_bytes_and_its_own_shapes() -> None:
+    assert A._map is not None
+    batch = LineBatch(1, 1)
+    with pytest.raises(TypeError, match="bytes"):
+        A._map.map_run(["text"], 1, 0, A._native_env(), _out(batch), _state_list())
+    with pytest.raises(TypeError):
+        A._map.map_run([b""], 1, 0, A._native_env()[:-1], _out(batch), _state_list())
+    with pytest.raises(TypeError):
+        A._map.map_run([b""], 1, 0, A._native_env(), _out(batch), [0, 0])
+
+
+@native
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=300))
+def test_sorted_keys_sorts_as_sorted_does(keys: list[int]) -> None:
+    assert A._map is not None
+    got = array("q")
+    got.frombytes(A._map.sorted_keys(array("q", keys)))
+    assert got.tolist() == sorted(keys)
+
+
+def test_without_the_native_map_the_python_loop_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine without a C compiler gets the same batch from `_map_into` itself."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(3, 60))
+    with Transcript.open(path) as t:
+        want = _state(_batch(t, use_native=False, fold=True, measure=True))
+        monkeypatch.setattr(A, "_map", None)
+        got = _state(_batch(t, use_native=True, fold=True, measure=True))
+    assert got == want
+
+
+_keys = st.integers(-(2**63), 2**63 - 1)
+
+
+@native
+@given(st.lists(st.lists(st.one_of(_keys, st.integers(-3, 3)), max_size=40), max_size=12))
+def test_has_repeats_answers_whether_any_key_occurs_twice(runs: list[list[int]]) -> None:
+    """Small numbers too, so that repeats within a run and across runs both occur."""
+    assert A._map is not None
+    flat = [k for run in runs for k in run]
+    assert A._map.has_repeats([array("q", sorted(run)) for run in runs]) is (
+        len(set(flat)) != len(flat)
+    )
+
+
+@native
+def test_has_repeats_refuses_runs_that_are_not_sorted_int64s() -> None:
+    assert A._map is not None
+    with pytest.raises(ValueError, match="sorted"):
+        A._map.has_repeats([array("q", [1, 2]), array("q", [3, 1])])
+    with pytest.raises(ValueError, match="int64"):
+        A._map.has_repeats([b"12345"])
+    with pytest.raises(TypeError):
+        A._map.has_repeats((array("q"),))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_pass_finds_repeated_ids_with_and_without_the_native_merge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Odd seeds repeat ids (`random_transcript`); read in small batches, so the
+    repeats fall across batches as well as within one."""
+    monkeypatch.setattr(transcript_module, "READ_CHUNK", 300)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(seed, 120))
+    with Transcript.open(path) as t:
+        p = AnalysisPass(t, exact_ids=False)
+        p.read(None, 1)
+        unique = p.ids_unique()
+        with_native = dump(A.analyse(t, workers=1))
+        monkeypatch.setattr(A, "_map", None)
+        assert p.ids_unique() is unique
+        assert dump(A.analyse(t, workers=1)) == with_native
+    ids = []
+    for raw in path.read_bytes().split(b"\n"):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("id"), str):
+            ids.append(value["id"])
+    assert unique is (len(set(ids)) == len(ids))
