@@ -8,7 +8,8 @@ line does); the floor is `bench_throughput`'s (`orjson.loads` of every line,
 one process), measured in the same run. Best of `RUNS` opens (the meter's
 polling and the machine add noise, never subtract it). Inputs: the throughput
 group's 64 MiB and 256 MiB transcripts (8 artifacts) and the open group's
-1 GiB one.
+1 GiB one; and, since "the new formats must meet the same targets", its
+64 MiB and 256 MiB Claude Code sessions and Codex rollouts.
 
 Then one more open of the 256 MiB and the 1 GiB file, used as a person
 reads while it works (`idle_meter.py --keys`: `down` and `up` in turn every
@@ -111,6 +112,25 @@ def run(
                     "MiB",
                 )
             )
+    for key, label in (
+        ("claude", "Claude Code session, 64 MiB"),
+        ("claude-256m", "Claude Code session, 256 MiB"),
+        ("codex", "Codex rollout, 64 MiB"),
+        ("codex-256m", "Codex rollout, 256 MiB"),
+    ):
+        path = paths[key]
+        base = floor(path)
+        opens = [open_until_idle(path) for _ in range(runs)]
+        best = min(opens, key=lambda o: o["seconds"])
+        print(f"  {label}: {[round(o['seconds'], 2) for o in opens]} s, {best}", file=sys.stderr)
+        rows.append(
+            (
+                f"viewer until idle, {label}",
+                best["seconds"],
+                base,
+                f"parse floor ({parser} of every line), same file (target <= 4)",
+            )
+        )
     return rows
 
 

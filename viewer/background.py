@@ -31,6 +31,7 @@ from transcript_view.viewer import line_rows
 from transcript_view.viewer.blocks import BlockSource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
 from transcript_view.viewer.document import layout_counts
+from transcript_view.viewer.session_rows import session_measure
 
 #: Blocks one worker counts per task (a few tens of milliseconds of work).
 COUNT_STEP = 2048
@@ -41,11 +42,11 @@ def analysis_job(
 ) -> Analysis | SessionAnalysis:
     """The format's pass; `progress` and `found` events on the way.
 
-    With a `width` (reference format), the pass also counts each line's rows
-    in the file view at that width while it decodes the line
-    (`viewer.line_rows.PlainRows`): `rows` events of `(first line, counts)`,
-    in file order, so the screen need not parse every line a second time to
-    lay it out.
+    With a `width`, the pass also counts each line's rows in the file view
+    at that width where it maps the line (`viewer.line_rows.PlainRows`, or
+    `viewer.session_rows` for the other formats): `rows` events of `(first
+    line, counts)`, in file order, so the screen need not parse every line a
+    second time to lay it out.
     """
 
     def progress(done: int, total: int) -> None:
@@ -54,17 +55,17 @@ def analysis_job(
     def found(markers: list[int], problems: list[int]) -> None:
         emit("found", (markers, problems))
 
+    def measured(first: int, rows: array[int]) -> None:
+        emit("rows", (first, rows))
+
     if fmt is Format.REFERENCE:
-
-        def measured(first: int, rows: array[int]) -> None:
-            emit("rows", (first, rows))
-
         measure = line_rows.measure(width) if width > 0 else None
         analysis = analyse(transcript, progress, found=found, measure=measure, measured=measured)
         analysis.operations.index_lines()  # here, not on the screen's first draw
         analysis.replay.index_entries()  # nor on its first badge change
         return analysis
-    return analyse_as(transcript, fmt, progress, found=found)
+    counter = session_measure(fmt, width) if width > 0 else None
+    return analyse_as(transcript, fmt, progress, found=found, measure=counter, measured=measured)
 
 
 _source: BlockSource | None = None

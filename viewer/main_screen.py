@@ -207,7 +207,7 @@ class TranscriptScreen(Screen[None]):
     def _start_pass(self, transcript: Transcript) -> None:
         """Start the analysis; the view waits for its row counts if it brings them."""
         width = 0
-        if workers.measures_rows(transcript, self._analyser, self.format):
+        if workers.measures_rows(transcript, self._analyser):
             width = self.view.expect_rows()
         else:
             self.view.rows_done()  # expected while indexing, but not coming after all
@@ -253,7 +253,7 @@ class TranscriptScreen(Screen[None]):
         self.header.lines = msg.lines
         if not msg.complete:
             self._show_phase(msg.done_bytes, msg.total_bytes)
-        if self.analysis is None and workers.measures_rows(msg.total_bytes, None, self.format):
+        if self.analysis is None and workers.measures_rows(msg.total_bytes, None):
             # The analysis will count the rows: lay out only the first screen while
             # indexing (counting more here starved the index of the GIL).
             self.view.expect_rows(keep=True)

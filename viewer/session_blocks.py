@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 PREVIEW_CHARS = 4000
 
 
-def _clip(value: object) -> str:
+def clip(value: object) -> str:
+    """An unknown value as at most `PREVIEW_CHARS` of text (its compact JSON if not a string)."""
     text = value if isinstance(value, str) else compact_json(value)
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"
 
@@ -212,7 +213,7 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
             b.text(content, limit=3)
         meta = obj.get("compactMetadata")
         if isinstance(meta, Mapping):
-            b.text(_clip(dict(meta)), style=p.dim, limit=1)
+            b.text(clip(dict(meta)), style=p.dim, limit=1)
     elif kind == "summary":
         head = Text("summary", style=p.heading)
         head.append("  an older session's compaction summary", style=p.dim)
@@ -247,8 +248,8 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
             style=p.dim,
         )
         b.head(head)
-        rest = {k: v for k, v in obj.items() if k not in _ENVELOPE_KEYS}
-        b.text(_clip(rest), style=p.dim, limit=1)
+        rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
+        b.text(clip(rest), style=p.dim, limit=1)
     b.findings()
 
 
@@ -274,7 +275,7 @@ _CLAUDE_LINE_NOTES: dict[str, str] = {
 }
 
 #: Keys every message line carries: not repeated in an unknown line's summary.
-_ENVELOPE_KEYS = frozenset(
+CLAUDE_ENVELOPE_KEYS = frozenset(
     {
         "type",
         "uuid",
@@ -312,7 +313,7 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
     replaced = _replaced_results(b)
     for i, block in enumerate(content):
         if not isinstance(block, Mapping):
-            b.text(_clip(block), style=p.dim, limit=1)
+            b.text(clip(block), style=p.dim, limit=1)
             continue
         btype = block.get("type")
         if btype == "text":
@@ -326,7 +327,7 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
             head.append(visible(str(block.get("name", "?"))), style=p.tool_name)
             head.append(f"  call {visible(short_id(str(block.get('id', '')), 24))}", style=p.dim)
             b.head(head)
-            b.text(_clip(block.get("input", {})), indent=6, limit=3)
+            b.text(clip(block.get("input", {})), indent=6, limit=3)
         elif btype == "tool_result":
             head = Text("  ← result", style=p.role("tool"))
             head.append(
@@ -335,7 +336,7 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
             if block.get("is_error") is True:
                 head.append("  error", style=p.bad)
             tid = block.get("tool_use_id")
-            gone = tid in replaced
+            gone = isinstance(tid, Hashable) and tid in replaced  # an id may be any JSON
             if gone:
                 head.append(f"  replaced at request time (line {replaced[tid]:,})", style=p.dim)
             b.head(head)
@@ -357,7 +358,7 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
         elif btype == "image":
             b.text("[image]", style=p.dim, limit=1)
         else:
-            b.text(f"{visible(str(btype))}: {_clip(dict(block))}", style=p.dim, limit=1)
+            b.text(f"{visible(str(btype))}: {clip(dict(block))}", style=p.dim, limit=1)
 
 
 def _replaced_results(b: RowBuilder) -> dict[object, int]:
@@ -387,9 +388,12 @@ def _replaced(b: RowBuilder) -> None:
             spill_rows(b, site.key, spill_words(site.form, site, None), site)
 
 
-def _tool_use_result(b: RowBuilder, value: object) -> None:
-    """Claude Code's own record of a tool call: summarised, and labelled as never sent."""
-    p = b.palette
+#: What a `toolUseResult` summary is introduced by.
+TOOL_USE_RESULT_WORDS = "toolUseResult (Claude Code's own record, not sent to the model): "
+
+
+def tool_use_summary(value: object) -> str:
+    """Claude Code's own record of a tool call, in one line: each field and its size."""
     if isinstance(value, Mapping):
         parts = []
         for key, item in value.items():
@@ -400,16 +404,14 @@ def _tool_use_result(b: RowBuilder, value: object) -> None:
                     else f"{key} {item!r}"
                 )
             else:
-                parts.append(f"{key} {_clip(item)[:80]}")
-        summary = ", ".join(parts)
-    else:
-        summary = _clip(value)[:400]
-    b.text(
-        "toolUseResult (Claude Code's own record, not sent to the model): " + summary,
-        style=p.dim,
-        indent=4,
-        limit=2,
-    )
+                parts.append(f"{key} {clip(item)[:80]}")
+        return ", ".join(parts)
+    return clip(value)[:400]
+
+
+def _tool_use_result(b: RowBuilder, value: object) -> None:
+    """Claude Code's own record of a tool call: summarised, and labelled as never sent."""
+    b.text(TOOL_USE_RESULT_WORDS + tool_use_summary(value), style=b.palette.dim, indent=4, limit=2)
 
 
 # -- Codex ------------------------------------------------------------------------------------
@@ -460,11 +462,12 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         head = Text(visible(str(kind)), style=p.heading)
         head.append("  kept as written", style=p.dim)
         b.head(head)
-        b.text(_clip(dict(pl)), style=p.dim, limit=1)
+        b.text(clip(dict(pl)), style=p.dim, limit=1)
     b.findings()
 
 
-def _texts_of(items: object) -> Iterable[str]:
+def texts_of(items: object) -> Iterable[str]:
+    """The `text` of each item of a Codex content or summary list."""
     if isinstance(items, list):
         for item in items:
             if isinstance(item, Mapping) and isinstance(item.get("text"), str):
@@ -477,11 +480,11 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
     if itype == "message":
         role = str(item.get("role", "?"))
         b.head(Text(visible(role), style=p.role(role)))
-        for text in _texts_of(item.get("content")):
+        for text in texts_of(item.get("content")):
             b.text(text)
     elif itype == "reasoning":
         b.head(Text("reasoning", style=p.dim))
-        for text in _texts_of(item.get("summary")):
+        for text in texts_of(item.get("summary")):
             b.text(text, style=p.dim, limit=3)
     elif itype in ("function_call", "custom_tool_call", "local_shell_call"):
         head = Text("⚙ ", style=p.strong)
@@ -492,8 +495,8 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         if isinstance(args, str):
             with contextlib.suppress(ValueError):
                 args = json.loads(args)
-        b.text(_clip(args), indent=4, limit=3)
-    elif itype in OUTPUT_TYPES:
+        b.text(clip(args), indent=4, limit=3)
+    elif isinstance(itype, str) and itype in OUTPUT_TYPES:
         head = Text("← output", style=p.role("tool"))
         head.append(f"  of {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
         b.head(head)
@@ -503,7 +506,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         head = Text(visible(str(itype)), style=p.heading)
         head.append("  kept as written", style=p.dim)
         b.head(head)
-        b.text(_clip(dict(item)), style=p.dim, limit=1)
+        b.text(clip(dict(item)), style=p.dim, limit=1)
 
 
 def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LineProblem) -> None:

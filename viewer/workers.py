@@ -92,21 +92,16 @@ def index_transcript(transcript: Transcript, post: Post, cancelled: Cancelled = 
         give_way()
 
 
-def measures_rows(transcript: Transcript | int, analyser: Analyser | None, fmt: Format) -> bool:
+def measures_rows(transcript: Transcript | int, analyser: Analyser | None) -> bool:
     """Whether `run_analysis` will count the file view's rows as it reads (`RowsMeasured`).
 
-    Only a first pass of a reference transcript big enough for the pass
+    Only a first pass (of any format) of a transcript big enough for the pass
     server (`transcript`, or its size while it is being indexed): the server's
-    workers decode every line anyway. A small file is laid out at once
+    workers read every line anyway. A small file is laid out at once
     in-process, and a follow-mode update reads only what was appended.
     """
     size = transcript if isinstance(transcript, int) else transcript.indexed_bytes
-    return (
-        fmt is Format.REFERENCE
-        and analyser is None
-        and parallel.server() is not None
-        and size >= parallel.PARALLEL_BYTES
-    )
+    return analyser is None and parallel.server() is not None and size >= parallel.PARALLEL_BYTES
 
 
 def run_analysis(

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from enum import Enum
-from functools import cache
+from functools import cache, partial
 from itertools import islice
 from types import UnionType
 from typing import Any, Protocol, TypeVar, Union, get_args, get_origin
@@ -38,6 +38,14 @@ S = TypeVar("S", bound=msgspec.Struct)
 
 Mapper = Callable[[Transcript, int, int, int], Any]
 """A format's map: `(transcript, first line, last line, last content line) -> batch`."""
+
+LineMeasure = Callable[[bytes], int]
+"""A caller's own number for each line of a session transcript, from its bytes (without
+the LF): the viewer counts the line's rows. It runs in whichever process maps the line
+(forked: it need not pickle), once a line, blank lines included."""
+
+LinesMeasured = Callable[[int, "array[int]"], None]
+"""Told each batch's measures, in file order: `(first line, one int a line)`."""
 
 #: A line shorter than this cannot hide what a shape's decode does not check
 #: (see `decode_line`); longer ones are parsed whole.
@@ -211,19 +219,51 @@ def fold_mapped(
     progress: Callable[[int, int], None] | None,
     workers: int | None,
     found: Found | None,
+    measure: LineMeasure | None = None,
+    measured: LinesMeasured | None = None,
 ) -> None:
     """A format pass's reading: each batch `mapped`, in file order, into `absorb`.
 
     After each batch, `found` is told the markers and bad lines it added to
-    `analysis` and `progress` how far the pass got (both may be None).
+    `analysis` and `progress` how far the pass got (both may be None). With
+    `measure`, each line is also measured where its batch is mapped, and
+    `measured` told each batch's measures before the batch is absorbed.
     """
     total = transcript.line_count
     told = FoundSoFar(found)
-    for batch in mapped(transcript, mapper, workers):
+    pairs: Iterator[tuple[Folded, int, array[int] | None]]
+    if measure is None:
+        pairs = ((batch, 0, None) for batch in mapped(transcript, mapper, workers))
+    else:
+        pairs = mapped(transcript, partial(_map_measured, mapper, measure), workers)
+    for batch, first, measures in pairs:
+        if measures is not None and measured is not None:
+            measured(first, measures)
         absorb(batch)
         told.tell(analysis.sites, analysis.problems)
         if progress is not None:
             progress(batch.last, total)
+
+
+def _map_measured(
+    mapper: Callable[[Transcript, int, int, int], Folded],
+    measure: LineMeasure,
+    transcript: Transcript,
+    first: int,
+    last: int,
+    last_content: int,
+) -> tuple[Folded, int, array[int]]:
+    """`mapper`'s batch of lines `first` to `last`, and `measure` of each of those lines.
+
+    The lines are read a second time for the measure, in the same process and
+    a few megabytes at a time (the page cache has them): a mapper need not know
+    about it, and reading is a small part of either.
+    """
+    batch = mapper(transcript, first, last, last_content)
+    measures = array("i")
+    for _, _, items in transcript.raw_chunks(first, last):
+        measures.extend(map(measure, items))
+    return batch, first, measures
 
 
 class LineIndex:

@@ -32,6 +32,8 @@ from transcript_view.core.findings import Finding
 from transcript_view.core.formats.batches import (
     LATER,
     LineIndex,
+    LineMeasure,
+    LinesMeasured,
     fold_mapped,
     last_content_line,
 )
@@ -219,10 +221,23 @@ class ClaudePass:
         progress: Callable[[int, int], None] | None,
         workers: int | None,
         found: Found | None = None,
+        measure: LineMeasure | None = None,
+        measured: LinesMeasured | None = None,
     ) -> None:
-        """Fold every indexed line of the transcript, mapped in batches (`batches.mapped`)."""
+        """Fold every indexed line of the transcript, mapped in batches (`batches.mapped`).
+
+        With `measure`, each line is measured where it is mapped (`fold_mapped`).
+        """
         fold_mapped(
-            self.transcript, map_claude, self.absorb, self.analysis, progress, workers, found
+            self.transcript,
+            map_claude,
+            self.absorb,
+            self.analysis,
+            progress,
+            workers,
+            found,
+            measure,
+            measured,
         )
 
     def absorb(self, b: ClaudeBatch) -> None:
@@ -523,6 +538,8 @@ def analyse_claude(
     *,
     workers: int | None = None,
     found: Found | None = None,
+    measure: LineMeasure | None = None,
+    measured: LinesMeasured | None = None,
 ) -> SessionAnalysis:
     """One pass over a Claude Code transcript, with the session's other files for orphans.
 
@@ -535,13 +552,16 @@ def analyse_claude(
         progress: called as `(lines_done, lines_total)` after each batch of lines.
         workers: processes to map lines in (default: `core.parallel.workers_for` its size).
         found: told the lines of markers and line problems as batches are read.
+        measure: the caller's number for each line of this transcript, taken where
+            the line is mapped (`batches.LineMeasure`; the viewer's row count).
+        measured: told each batch's measures, in file order.
     """
     p = ClaudePass(
         transcript,
         SessionAnalysis(Format.CLAUDE_CODE, transcript, sidecar_dir(transcript.path)),
     )
     total = transcript.line_count
-    p.read(progress, workers, found)
+    p.read(progress, workers, found, measure, measured)
     analysis = p.finish(total)
     if progress is not None:
         progress(total, total)

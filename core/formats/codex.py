@@ -30,6 +30,8 @@ from transcript_view.core.formats.batches import (
     SHORT_LINE,
     Later,
     LineIndex,
+    LineMeasure,
+    LinesMeasured,
     decode_line,
     fold_mapped,
     parse_whole,
@@ -332,10 +334,23 @@ class CodexPass:
         progress: Callable[[int, int], None] | None,
         workers: int | None,
         found: Found | None = None,
+        measure: LineMeasure | None = None,
+        measured: LinesMeasured | None = None,
     ) -> None:
-        """Fold every indexed line of the rollout, mapped in batches (`batches.mapped`)."""
+        """Fold every indexed line of the rollout, mapped in batches (`batches.mapped`).
+
+        With `measure`, each line is measured where it is mapped (`fold_mapped`).
+        """
         fold_mapped(
-            self.transcript, map_codex, self.absorb, self.analysis, progress, workers, found
+            self.transcript,
+            map_codex,
+            self.absorb,
+            self.analysis,
+            progress,
+            workers,
+            found,
+            measure,
+            measured,
         )
 
     def absorb(self, b: CodexBatch) -> None:
@@ -389,6 +404,8 @@ def analyse_codex(
     *,
     workers: int | None = None,
     found: Found | None = None,
+    measure: LineMeasure | None = None,
+    measured: LinesMeasured | None = None,
 ) -> SessionAnalysis:
     """One pass over a Codex rollout (it has no sidecars, so nothing else is read).
 
@@ -397,10 +414,13 @@ def analyse_codex(
         progress: called as `(lines_done, lines_total)` after each batch of lines.
         workers: processes to map lines in (default: `core.parallel.workers_for` its size).
         found: told the lines of markers and line problems as batches are read.
+        measure: the caller's number for each line, taken where the line is mapped
+            (`batches.LineMeasure`; the viewer's row count).
+        measured: told each batch's measures, in file order.
     """
     p = CodexPass(transcript, SessionAnalysis(Format.CODEX, transcript, None))
     total = transcript.line_count
-    p.read(progress, workers, found)
+    p.read(progress, workers, found, measure, measured)
     analysis = p.finish(total)
     if progress is not None:
         progress(total, total)

@@ -6,6 +6,7 @@ signature (`detect`), and one line here.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from transcript_view.core.found import Found
 from transcript_view.core.transcript import Transcript
 
 Reader = Callable[..., Analysis | SessionAnalysis]
-"""`(transcript, progress, *, found=None)`: a format's pass (see `core.analysis.analyse`)."""
+"""`(transcript, progress, *, found=None, measure=None, measured=None)`: a format's pass
+(see `core.analysis.analyse`)."""
 
 READERS: dict[Format, Reader] = {
     Format.REFERENCE: analyse,
@@ -43,8 +45,18 @@ def analyse_as(
     progress: Callable[[int, int], None] | None = None,
     *,
     found: Found | None = None,
+    measure: Callable[..., int] | None = None,
+    measured: Callable[[int, array[int]], None] | None = None,
 ) -> Analysis | SessionAnalysis:
-    """Read `transcript` as `fmt` (index it first); `found`: see `core.found.Found`."""
-    if found is None:
-        return READERS[fmt](transcript, progress)
-    return READERS[fmt](transcript, progress, found=found)
+    """Read `transcript` as `fmt` (index it first); `found`: see `core.found.Found`.
+
+    `measure` is the format's own kind (`core.analysis.Measure` for the
+    reference format, `batches.LineMeasure` for the others), taken where each
+    line is mapped; `measured` is told each batch's measures, in file order.
+    """
+    extra: dict[str, object] = {}
+    if found is not None:
+        extra["found"] = found
+    if measure is not None:
+        extra.update(measure=measure, measured=measured)
+    return READERS[fmt](transcript, progress, **extra)

@@ -399,3 +399,41 @@ def test_an_analysis_pickles_and_checks_the_same(
     assert json.loads(same.splitlines()[0])["format"] == Format(
         "claude-code" if fmt == "claude" else "codex"
     )
+
+
+class _Sizes:
+    """A line measure anyone can check: the line's byte count and its first byte."""
+
+    def __call__(self, raw: bytes) -> int:
+        return len(raw) * 1000 + (raw[0] if raw else 0)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("seed", [2, 17])
+def test_each_line_is_measured_once_in_order_and_the_pass_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, workers: int
+) -> None:
+    """Issue 11: the viewer counts a session's rows where the pass maps its lines
+    (`batches.LineMeasure`). Every line, blank and bad ones included, is measured
+    once; the batches' measures are told in file order; the analysis does not move."""
+    monkeypatch.setattr(transcript_module, "READ_CHUNK", 700)
+    claude = random_claude_session(tmp_path / "projects" / "p", seed, 120)
+    codex = random_codex_rollout(tmp_path / "r.jsonl", seed, 150)
+    measure = _Sizes()
+    for path, read in ((claude, analyse_claude), (codex, analyse_codex)):
+        path.write_bytes(mutate(path.read_bytes(), seed))
+        told: list[tuple[int, list[int]]] = []
+        with Transcript.open(path) as t:
+            plain = read(t, workers=workers)
+            got = read(
+                t,
+                workers=workers,
+                measure=measure,
+                measured=lambda first, rows, told=told: told.append((first, list(rows))),
+            )
+            want = [measure(t.raw_line(n)) for n in range(1, t.line_count + 1)]
+        assert dump(got) == dump(plain)
+        assert len(told) > 1, "told once, at the end"
+        firsts = [first for first, _ in told]
+        assert firsts[0] == 1 and firsts == sorted(firsts)
+        assert [n for _, rows in told for n in rows] == want

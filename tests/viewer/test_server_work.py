@@ -34,6 +34,7 @@ from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
 from transcript_view.viewer.document import layout_counts
+from transcript_view.viewer.line_rows import UNKNOWN
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.messages import LinesFound, Progress
 
@@ -238,6 +239,60 @@ async def test_the_file_view_is_laid_out_from_the_counts_the_analysis_took(
         await settle(pilot)
         assert view.file_doc.counts[long_block] == expanded > 10
         assert_layout_consistent(screen)
+
+
+def _claude_lines(path: Path) -> Path:
+    """A Claude Code session of mostly plain prompts and answers, one in ten long."""
+    lines = []
+    for n in range(3000):
+        text = ("word " * 200) if n % 10 == 0 else f"line {n}"
+        if n % 2:
+            message = {"role": "assistant", "content": [{"type": "text", "text": text}]}
+            kind = "assistant"
+        else:
+            message, kind = {"role": "user", "content": text}, "user"
+        lines.append({"type": kind, "uuid": f"u{n}", "sessionId": "s", "message": message})
+    lines.append({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t", "content": "[Old tool result content cleared]"}
+    ]}})  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@sync
+async def test_a_claude_sessions_file_view_is_laid_out_from_the_counts_its_pass_took(
+    server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 11, the same for the other formats: a Claude Code session's rows are
+    counted where its pass maps each line (`viewer.session_rows`), not by building
+    every block after the analysis; the layout is the one building gives."""
+    counted: list[int] = []
+    build = FileSource.build
+
+    def spy(self: FileSource, index: int, expand: bool = False, **kwargs: Any) -> Any:
+        if kwargs.get("count_only"):
+            counted.append(index)
+        return build(self, index, expand, **kwargs)
+
+    monkeypatch.setattr(FileSource, "build", spy)
+    path = _claude_lines(tmp_path / "session.jsonl")
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        assert screen.format is Format.CLAUDE_CODE
+        view = screen.view
+        assert view.file_doc.blocks == 3001
+        assert len(counted) < view.file_doc.blocks / 4, "most blocks were built to be counted"
+        measured = view._measured.tolist()
+        assert len(measured) == 3001 and measured[-1] == UNKNOWN  # the marker: built
+        assert [n for n in measured if n != UNKNOWN] == [
+            c for c, n in zip(view.file_doc.counts, measured, strict=True) if n != UNKNOWN
+        ]
+        monkeypatch.setattr(FileSource, "build", build)
+        assert_layout_consistent(screen)
+        assert view.file_doc.counts[-1] > 2  # the marker line: its badge row
 
 
 @sync

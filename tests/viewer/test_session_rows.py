@@ -1,0 +1,358 @@
+"""A Claude Code or Codex line's rows, counted from its bytes where the pass reads it.
+
+`viewer.session_rows` counts what `viewer.session_blocks` builds, in the plain
+look (no analysis yet, nothing expanded); these tests hold every count it
+gives to the builder's (counting and drawing every row), on the examples, on
+random sessions and on hypothesis lines of odd shapes, at several widths, and
+check that it gives `UNKNOWN` (the view builds the line) wherever a marker is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _sessions import codex_chars_truncated, random_claude_session, random_codex_rollout
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from transcript_view.core.formats.detect import Format, detect
+from transcript_view.core.transcript import Transcript
+from transcript_view.viewer.blocks import FileSource
+from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
+from transcript_view.viewer.line_rows import UNKNOWN
+from transcript_view.viewer.session_rows import ClaudeRows, CodexRows, session_measure
+
+WIDTHS = (24, 40, 80, 118, 200)
+
+
+def _source(t: Transcript, fmt: Format, width: int) -> FileSource:
+    ctx = BlockContext(AnalysisState(), {}, Expansion(), width=width, format=fmt)
+    source = FileSource(t, ctx)
+    source.index_complete = True
+    return source
+
+
+def _counted(path: Path, fmt: Format, widths: tuple[int, ...] = WIDTHS) -> tuple[int, int]:
+    """Lines counted and lines in all, each count checked against the builder."""
+    counted = total = 0
+    with Transcript.open(path) as t:
+        for width in widths:
+            source, measure = _source(t, fmt, width), session_measure(fmt, width)
+            assert measure is not None
+            for line in range(1, t.line_count + 1):
+                total += 1
+                got = measure(t.raw_line(line))
+                if got == UNKNOWN:
+                    continue
+                counted += 1
+                built = source.build(line - 1)
+                assert got == source.build(line - 1, count_only=True).count == len(built.rows), (
+                    path.name,
+                    width,
+                    line,
+                )
+    return counted, total
+
+
+def _examples() -> list[tuple[Path, Format]]:
+    found = []
+    for path in sorted((EXAMPLES / "claude").rglob("*.jsonl")) + sorted(
+        (EXAMPLES / "codex").rglob("*.jsonl")
+    ):
+        fmt = detect(path).format
+        if fmt in (Format.CLAUDE_CODE, Format.CODEX):
+            found.append((path, fmt))
+    return found
+
+
+@pytest.mark.parametrize(("path", "fmt"), _examples(), ids=lambda v: getattr(v, "name", str(v)))
+def test_every_example_line_counted_is_the_builders_count(path: Path, fmt: Format) -> None:
+    _counted(path, fmt)
+
+
+def test_the_examples_are_mostly_counted() -> None:
+    """The measure is worth having: most lines of a real-looking session are counted."""
+    for path, fmt in ((CLAUDE_EXAMPLE, Format.CLAUDE_CODE), (CODEX_EXAMPLE, Format.CODEX)):
+        counted, total = _counted(path, fmt, (80,))
+        assert counted >= total / 2, (path.name, counted, total)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_random_sessions_are_counted_as_built(tmp_path: Path, seed: int) -> None:
+    """Every marker form, junk lines, torn tails, branches, replacements, subagents."""
+    claude = random_claude_session(tmp_path / "claude", seed, 50)
+    codex = random_codex_rollout(tmp_path / "rollout.jsonl", seed, 50)
+    counted = _counted(claude, Format.CLAUDE_CODE, (30, 118))[0]
+    counted += _counted(codex, Format.CODEX, (30, 118))[0]
+    assert counted > 0
+
+
+def test_a_line_with_a_marker_is_left_to_the_builder(tmp_path: Path) -> None:
+    """A spill marker or a truncation notice gets a badge row: the builder's, not ours."""
+    claude = {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "content": "head\n[Old tool result content cleared]",
+                }
+            ],
+        },
+    }
+    codex = {
+        "type": "response_item",
+        "payload": {
+            "type": "function_call_output",
+            "call_id": "c",
+            "output": codex_chars_truncated(1200),
+        },
+    }
+    assert ClaudeRows(80)(json.dumps(claude).encode()) == UNKNOWN
+    assert CodexRows(80)(json.dumps(codex).encode()) == UNKNOWN
+    # The same texts in what the model did not see as a result are counted.
+    claude["message"]["content"][0] = {"type": "text", "text": "[Old tool result content cleared]"}
+    assert ClaudeRows(80)(json.dumps(claude).encode()) == 2
+
+
+def test_what_the_fast_parser_does_not_vouch_for_is_left_to_the_builder() -> None:
+    for raw in (b"", b"   ", b"not json", b'{"type": "user"', b"[1, 2]", b'{"a": NaN}'):
+        assert ClaudeRows(80)(raw) == UNKNOWN
+        assert CodexRows(80)(raw) == UNKNOWN
+
+
+_texts = st.one_of(
+    st.text(max_size=30),
+    st.text(alphabet="ab \n\t\x1b\u200b\u0301\u4e2d\U0001f600", max_size=300),
+    st.just("x" * 700),
+    st.just("line\n" * 40),
+)
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 10**6) | _texts,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_claude_blocks = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": _values}),
+    st.fixed_dictionaries({"type": st.just("thinking"), "thinking": _values}),
+    st.fixed_dictionaries({"type": st.just("redacted_thinking")}),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_use"), "id": _values, "name": _values, "input": _values}
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("tool_result"),
+            "tool_use_id": _values,
+            "is_error": st.booleans(),
+            "content": st.one_of(
+                _texts,
+                st.none(),
+                st.lists(
+                    st.one_of(
+                        _texts,
+                        st.fixed_dictionaries({"type": st.just("text"), "text": _values}),
+                        st.fixed_dictionaries({"type": st.just("image")}),
+                        _values,
+                    ),
+                    max_size=3,
+                ),
+            ),
+        }
+    ),
+    st.fixed_dictionaries({"type": st.just("image")}),
+    st.fixed_dictionaries({"type": _values}),
+    _values,
+)
+_claude_lines = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["user", "assistant", "system", "summary", "progress", "?"])
+        | _values,
+        "message": st.one_of(
+            st.fixed_dictionaries(
+                {
+                    "role": st.sampled_from(["user", "assistant"]),
+                    "model": _values,
+                    "content": st.one_of(_texts, st.lists(_claude_blocks, max_size=4), _values),
+                }
+            ),
+            _values,
+        ),
+    },
+    optional={
+        "toolUseResult": _values,
+        "content": _values,
+        "compactMetadata": _values,
+        "summary": _values,
+        "isSidechain": st.booleans(),
+        "uuid": st.text(max_size=8),
+    },
+)
+_codex_items = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "type": st.just("message"),
+            "role": _values,
+            "content": st.lists(
+                st.fixed_dictionaries({"type": st.just("input_text"), "text": _values}) | _values,
+                max_size=3,
+            )
+            | _values,
+        }
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("reasoning"), "summary": st.lists(st.fixed_dictionaries({"text": _texts}))}
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["function_call", "custom_tool_call", "local_shell_call"]),
+            "name": _values,
+            "call_id": _values,
+            "arguments": st.one_of(_values, st.just('{"cmd": ["ls", "-la"]}'), st.just("{bad")),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["function_call_output", "custom_tool_call_output"]),
+            "call_id": _values,
+            "output": st.one_of(_values, st.fixed_dictionaries({"output": _texts})),
+        }
+    ),
+    st.fixed_dictionaries({"type": _values}),
+)
+_codex_lines = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(
+            ["response_item", "event_msg", "session_meta", "turn_context", "compacted", "x"]
+        ),
+        "payload": st.one_of(
+            _codex_items,
+            st.fixed_dictionaries({"type": _values, "message": _values, "instructions": _values}),
+            _values,
+        ),
+    }
+)
+
+
+def _same_as_built(tmp_path: Path, fmt: Format, obj: dict[str, Any]) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        json.dumps(obj, ensure_ascii=False) + "\n", encoding="utf-8", errors="surrogatepass"
+    )
+    _counted(path, fmt, (30, 100))
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(obj=_claude_lines)
+def test_odd_claude_lines_are_counted_as_built(tmp_path: Path, obj: dict[str, Any]) -> None:
+    _same_as_built(tmp_path, Format.CLAUDE_CODE, obj)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(obj=_codex_lines)
+def test_odd_codex_lines_are_counted_as_built(tmp_path: Path, obj: dict[str, Any]) -> None:
+    _same_as_built(tmp_path, Format.CODEX, obj)
+
+
+def test_no_measure_for_the_reference_format() -> None:
+    """Its lines are counted by `viewer.line_rows` on the reference pass's decode."""
+    assert session_measure(Format.REFERENCE, 80) is None
+
+
+def test_a_codex_item_whose_type_is_no_string_is_shown_as_written(tmp_path: Path) -> None:
+    """Found by the odd lines above: an item typed `[]` raised TypeError in the file
+    view's builder (a list is no key of the output types' set) instead of showing."""
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(json.dumps({"type": "response_item", "payload": {"type": []}}) + "\n")
+    with Transcript.open(path) as t:
+        block = _source(t, Format.CODEX, 80).build(0)
+    assert "kept as written" in block.rows[0].text.plain
+    assert CodexRows(80)(path.read_bytes().rstrip(b"\n")) == len(block.rows)
+
+
+def _user(content: Any, **extra: Any) -> dict[str, Any]:
+    return {"type": "user", "message": {"role": "user", "content": content}, **extra}
+
+
+def _assistant(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "assistant", "message": {"role": "assistant", "content": list(blocks)}}
+
+
+def _item(payload: dict[str, Any], kind: str = "response_item") -> dict[str, Any]:
+    return {"type": kind, "payload": payload}
+
+
+#: Each text a line shows, in a line that shows it: the measure must agree with the
+#: builder on every length around every row boundary, and on every number of rows
+#: around the collapse limits, for each (a prefix one character off fails here).
+CLAUDE_TEXTS = {
+    "prompt": lambda s: _user(s),
+    "text block": lambda s: _assistant({"type": "text", "text": s}),
+    "thinking": lambda s: _assistant({"type": "thinking", "thinking": s}),
+    "tool input": lambda s: _assistant({"type": "tool_use", "id": "t", "name": "n", "input": s}),
+    "result": lambda s: _user([{"type": "tool_result", "tool_use_id": "t", "content": s}]),
+    "result part": lambda s: _user(
+        [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": s}]}]
+    ),
+    "own record": lambda s: _user("p", toolUseResult={"stdout": s[:80], "n": len(s)}),
+    "own record text": lambda s: _user("p", toolUseResult=s),
+    "system": lambda s: {"type": "system", "subtype": "x", "content": s},
+    "compact metadata": lambda s: {"type": "system", "compactMetadata": {"k": s}},
+    "summary": lambda s: {"type": "summary", "summary": s},
+    "other line": lambda s: {"type": "progress", "data": s},
+    "other block": lambda s: _assistant({"type": "server_tool_use", "x": s}),
+}
+CODEX_TEXTS = {
+    "message": lambda s: _item(
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": s}]}
+    ),
+    "reasoning": lambda s: _item({"type": "reasoning", "summary": [{"text": s}]}),
+    "call": lambda s: _item({"type": "function_call", "name": "f", "call_id": "c", "arguments": s}),
+    "output": lambda s: _item({"type": "function_call_output", "call_id": "c", "output": s}),
+    "ui record": lambda s: _item({"type": "agent_message", "message": s}, "event_msg"),
+    "instructions": lambda s: _item({"instructions": s}, "session_meta"),
+    "compacted": lambda s: _item({"message": s}, "compacted"),
+    "other item": lambda s: _item({"type": "web_search_call", "q": s}),
+    "other line": lambda s: _item({"q": s}, "something_new"),
+}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"),
+    [(Format.CLAUDE_CODE, n) for n in CLAUDE_TEXTS] + [(Format.CODEX, n) for n in CODEX_TEXTS],
+)
+def test_every_text_is_counted_as_built_around_every_boundary(
+    tmp_path: Path, fmt: Format, name: str
+) -> None:
+    make = (CLAUDE_TEXTS if fmt is Format.CLAUDE_CODE else CODEX_TEXTS)[name]
+    width = 40
+    texts = ["x" * n for n in range(0, 3 * width + 8)]
+    texts += ["\n".join(["y" * 5] * rows) for rows in range(1, 14)]
+    texts += ["z" * (width * rows - 12 + d) for rows in (2, 3, 4, 6, 7) for d in range(-3, 4)]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(make(s)) + "\n" for s in texts), encoding="utf-8")
+    counted, total = _counted(path, fmt, (width,))
+    assert counted == total, f"{total - counted} lines left to the builder"
+
+
+def test_a_tool_result_whose_id_is_no_string_is_shown(tmp_path: Path) -> None:
+    """Found by the odd lines above: a `tool_use_id` of `[]` raised TypeError in the
+    file view's builder (looked up among the replaced results' ids) instead of showing."""
+    path = tmp_path / "session.jsonl"
+    result = {"type": "tool_result", "tool_use_id": [], "content": "ok"}
+    path.write_text(json.dumps(_user([result])) + "\n")
+    with Transcript.open(path) as t:
+        block = _source(t, Format.CLAUDE_CODE, 80).build(0)
+    assert "← result" in block.rows[1].text.plain
+    assert ClaudeRows(80)(path.read_bytes().rstrip(b"\n")) == len(block.rows) == 3

@@ -1,0 +1,214 @@
+"""The file view's row count of a Claude Code or Codex line, from its bytes, as the pass reads it.
+
+`viewer.line_rows` counts a reference transcript's lines where the analysis
+decodes them; this is the same for the other formats, whose blocks
+`viewer.session_blocks` builds. Counting a 64 MiB Claude Code session by
+building every block took ~2 s in the pass server's two workers after the
+analysis, four times the parse floor by itself; `ClaudeRows` and `CodexRows`
+are handed to the format's pass (`core.formats.batches.Measure`) and count
+each line beside it, in a few microseconds.
+
+A line is counted in its *plain* look: the file view's default (nothing
+expanded, no artifact open) before any analysis (no badge, tag, replaced
+result or finding rows). A line with anything the analysis may draw
+differently, a marker the format's own finder sees, a big line, a line the
+fast parser does not vouch for, or a shape this does not count, is
+`UNKNOWN`, and the view builds it; when the analysis lands, every line it
+tags, marks or finds something on is rebuilt (`AnalysisState.adopt`). What
+is repeated here is only which texts a line shows, as `session_blocks`
+draws them; how many rows a text takes is the builder's own rule
+(`wrap_count`, `shown_rows`), and the tests hold both to the builder on
+every example and on random sessions at several widths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from transcript_view.core.formats.claude_code import result_texts
+from transcript_view.core.formats.claude_markers import find_spills
+from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.text import visible
+from transcript_view.core.transcript import fast_object
+from transcript_view.viewer.blocks import BIG_LINE_BYTES
+from transcript_view.viewer.line_rows import UNKNOWN
+from transcript_view.viewer.rows import COLLAPSE_ROWS, GUTTER, shown_rows, wrap_count
+from transcript_view.viewer.session_blocks import (
+    CLAUDE_ENVELOPE_KEYS,
+    TOOL_USE_RESULT_WORDS,
+    clip,
+    texts_of,
+    tool_use_summary,
+)
+
+
+class _Rows:
+    """What both formats' counts share: the width, and one text's rows at an indent."""
+
+    __slots__ = ("_width",)
+
+    def __init__(self, width: int) -> None:
+        """Count at the view's `width` (the whole row, gutter included)."""
+        self._width = width
+
+    def _rows(self, text: str, indent: int = 2, limit: int = COLLAPSE_ROWS) -> int:
+        """`RowBuilder.text`'s count of `text` at `indent`, collapsed past `limit` rows."""
+        return shown_rows(wrap_count(text, self._width - GUTTER - indent, limit + 1), limit)
+
+    def _object(self, raw: bytes) -> Mapping[str, Any] | None:
+        """The line's object, if the builder reads it whole and as msgspec decodes it."""
+        if len(raw) >= BIG_LINE_BYTES - 1:
+            return None  # shown in part (`RowBuilder.big_line`), by the builder
+        return fast_object(raw)
+
+
+class ClaudeRows(_Rows):
+    """A Claude Code line's rows in the file view, at one width (`session_blocks.build_claude`)."""
+
+    __slots__ = ()
+
+    def __call__(self, raw: bytes) -> int:
+        """Rows of the line `raw` (without its LF), or `UNKNOWN`."""
+        obj = self._object(raw)
+        if obj is None:
+            return UNKNOWN
+        kind = obj.get("type")
+        kind = kind if isinstance(kind, str) else "?"
+        message = obj.get("message")
+        msg = message if type(message) is dict or isinstance(message, Mapping) else {}
+        if kind in ("user", "assistant"):
+            content = self._content(msg.get("content"), kind)
+            if content == UNKNOWN:
+                return UNKNOWN
+            rows = 1 + content
+            if "toolUseResult" in obj:
+                words = TOOL_USE_RESULT_WORDS + tool_use_summary(obj["toolUseResult"])
+                rows += self._rows(words, 4, 2)
+            return rows
+        if kind == "system":
+            rows = 1
+            text = obj.get("content")
+            if isinstance(text, str) and text:
+                rows += self._rows(text, limit=3)
+            meta = obj.get("compactMetadata")
+            if isinstance(meta, Mapping):
+                rows += self._rows(clip(dict(meta)), limit=1)
+            return rows
+        if kind == "summary":
+            return 1 + self._rows(str(obj.get("summary", "")), limit=3)
+        if kind == "content-replacement":
+            return UNKNOWN  # its rows name the results it replaced: the analysis's
+        rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
+        return 1 + self._rows(clip(rest), limit=1)
+
+    def _content(self, content: object, role: str) -> int:
+        """`session_blocks._claude_content`'s rows, or `UNKNOWN` where a marker may be."""
+        if isinstance(content, str):
+            return self._rows(content)
+        if not isinstance(content, list):
+            return 0
+        bases = (
+            {(blk, part) for blk, part, _, _, _ in result_texts(content)} if role == "user" else ()
+        )
+        rows = 0
+        for i, block in enumerate(content):
+            if type(block) is not dict and not isinstance(block, Mapping):
+                rows += self._rows(clip(block), limit=1)
+                continue
+            btype = block.get("type")
+            if btype == "text":
+                rows += self._rows(str(block.get("text", "")))
+            elif btype == "thinking":
+                rows += self._rows("thinking: " + str(block.get("thinking", "")), limit=3)
+            elif btype == "redacted_thinking":
+                rows += self._rows("thinking (redacted)", limit=1)
+            elif btype == "tool_use":
+                rows += 1 + self._rows(clip(block.get("input", {})), 6, 3)
+            elif btype == "tool_result":
+                inner = block.get("content")
+                if not (isinstance(inner, str | list) or not inner):
+                    return UNKNOWN  # a shape the builder reads oddly: let it
+                rows += 1
+                parts = [(-1, inner)] if isinstance(inner, str) else list(enumerate(inner or []))
+                for j, part in parts:
+                    text: str | None = part if isinstance(part, str) else None
+                    if type(part) is dict or isinstance(part, Mapping):
+                        ptype = part.get("type")
+                        if ptype == "image":
+                            rows += self._rows("[image]", limit=1)
+                            continue
+                        said = part.get("text")
+                        text = said if ptype == "text" and isinstance(said, str) else None
+                    if text is None:
+                        continue
+                    if (i, j) in bases and find_spills(text):
+                        return UNKNOWN  # a marker row: its badge is the analysis's
+                    rows += self._rows(text)
+            elif btype == "image":
+                rows += self._rows("[image]", limit=1)
+            else:
+                rows += self._rows(f"{visible(str(btype))}: {clip(dict(block))}", limit=1)
+        return rows
+
+
+class CodexRows(_Rows):
+    """A Codex rollout line's rows in the file view, at one width (`session_blocks.build_codex`)."""
+
+    __slots__ = ()
+
+    def __call__(self, raw: bytes) -> int:
+        """Rows of the line `raw` (without its LF), or `UNKNOWN`."""
+        obj = self._object(raw)
+        if obj is None:
+            return UNKNOWN
+        kind = obj.get("type")
+        payload = obj.get("payload")
+        pl = payload if type(payload) is dict or isinstance(payload, Mapping) else {}
+        if kind == "response_item":
+            return self._item(pl)
+        if kind == "event_msg":
+            msg = pl.get("message")
+            return 1 + (self._rows(msg, limit=2) if isinstance(msg, str) and msg else 0)
+        if kind == "session_meta":
+            text = pl.get("instructions")
+            return 1 + (self._rows(text, limit=2) if isinstance(text, str) else 0)
+        if kind == "turn_context":
+            return 1
+        if kind == "compacted":
+            return 1 + self._rows(str(pl.get("message", "")), limit=3)
+        return 1 + self._rows(clip(dict(pl)), limit=1)
+
+    def _item(self, item: Mapping[str, Any]) -> int:
+        """`session_blocks._codex_item`'s rows, or `UNKNOWN` where a notice may be."""
+        itype = item.get("type")
+        if itype == "message":
+            return 1 + sum(self._rows(text) for text in texts_of(item.get("content")))
+        if itype == "reasoning":
+            return 1 + sum(self._rows(text, limit=3) for text in texts_of(item.get("summary")))
+        if itype in ("function_call", "custom_tool_call", "local_shell_call"):
+            args = item.get("arguments", item.get("input", item.get("action")))
+            if isinstance(args, str):
+                with contextlib.suppress(ValueError):
+                    args = json.loads(args)
+            return 1 + self._rows(clip(args), 4, 3)
+        if isinstance(itype, str) and itype in OUTPUT_TYPES:
+            rows = 1
+            for _, _, text in output_parts(item.get("output")):
+                if find_notices(text):
+                    return UNKNOWN  # a marker row: its badge is the analysis's
+                rows += self._rows(text)
+            return rows
+        return 1 + self._rows(clip(dict(item)), limit=1)
+
+
+def session_measure(fmt: Format, width: int) -> ClaudeRows | CodexRows | None:
+    """The measure to hand `fmt`'s pass for the file view at `width` (None: none for it)."""
+    if fmt is Format.CLAUDE_CODE:
+        return ClaudeRows(width)
+    if fmt is Format.CODEX:
+        return CodexRows(width)
+    return None
