@@ -61,18 +61,8 @@ def run(
     rows: list[tuple[str, float, float, str] | tuple[str, float, float, str, str]] = []
     for key, label in (("64m", "64 MiB"), ("256m", "256 MiB"), ("1g", "1,024 MiB")):
         path = paths[key]
-        base = floor(path)
-        opens = [open_until_idle(path) for _ in range(runs)]
-        best = min(opens, key=lambda o: o["seconds"])
-        print(f"  {label}: {[round(o['seconds'], 2) for o in opens]} s, {best}", file=sys.stderr)
-        rows.append(
-            (
-                f"viewer until idle, reference format, {label}",
-                best["seconds"],
-                base,
-                f"parse floor ({parser} of every line), same file (target <= 4)",
-            )
-        )
+        row, opens = idle_row(path, f"reference format, {label}", runs, parser)
+        rows.append(row)
         if key != "64m":
             pressed = open_until_idle(path, keys=True)
             print(f"  {label} with keys: {pressed}", file=sys.stderr)
@@ -118,20 +108,25 @@ def run(
         ("codex", "Codex rollout, 64 MiB"),
         ("codex-256m", "Codex rollout, 256 MiB"),
     ):
-        path = paths[key]
-        base = floor(path)
-        opens = [open_until_idle(path) for _ in range(runs)]
-        best = min(opens, key=lambda o: o["seconds"])
-        print(f"  {label}: {[round(o['seconds'], 2) for o in opens]} s, {best}", file=sys.stderr)
-        rows.append(
-            (
-                f"viewer until idle, {label}",
-                best["seconds"],
-                base,
-                f"parse floor ({parser} of every line), same file (target <= 4)",
-            )
-        )
+        rows.append(idle_row(paths[key], label, runs, parser)[0])
     return rows
+
+
+def idle_row(
+    path: Path, label: str, runs: int, parser: str
+) -> tuple[tuple[str, float, float, str], list[dict[str, float]]]:
+    """The "until idle" row of `path` (the best of `runs` opens), and every open's numbers."""
+    base = floor(path)
+    opens = [open_until_idle(path) for _ in range(runs)]
+    best = min(opens, key=lambda o: o["seconds"])
+    print(f"  {label}: {[round(o['seconds'], 2) for o in opens]} s, {best}", file=sys.stderr)
+    row = (
+        f"viewer until idle, {label}",
+        best["seconds"],
+        base,
+        f"parse floor ({parser} of every line), same file (target <= 4)",
+    )
+    return row, opens
 
 
 if __name__ == "__main__":

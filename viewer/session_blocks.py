@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
@@ -30,7 +30,7 @@ from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.records import SiteKey
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
-from transcript_view.core.transcript import LineProblem
+from transcript_view.core.transcript import _DEEP_BYTES, LineProblem, _decode
 from transcript_view.viewer.rows import badge_text
 
 if TYPE_CHECKING:
@@ -466,12 +466,33 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     b.findings()
 
 
-def texts_of(items: object) -> Iterable[str]:
+def texts_of(items: object) -> list[str]:
     """The `text` of each item of a Codex content or summary list."""
-    if isinstance(items, list):
-        for item in items:
-            if isinstance(item, Mapping) and isinstance(item.get("text"), str):
-                yield str(item["text"])
+    if type(items) is not list:
+        return [] if not isinstance(items, list) else texts_of(list(items))
+    return [
+        str(item["text"])
+        for item in items
+        if (type(item) is dict or isinstance(item, Mapping)) and isinstance(item.get("text"), str)
+    ]
+
+
+def call_arguments(item: Mapping[str, Any]) -> object:
+    """A Codex call's arguments: decoded when they are a JSON text, else as written.
+
+    msgspec decodes them where it vouches for the text (what it accepts, the
+    standard parser accepts alike: `core.transcript.fast_object`'s rule), the
+    standard parser wherever it does not; a text neither takes stays a text.
+    """
+    args = item.get("arguments", item.get("input", item.get("action")))
+    if not isinstance(args, str):
+        return args
+    if len(args) < _DEEP_BYTES:
+        with contextlib.suppress(Exception):  # anything msgspec refuses: the parser decides
+            return _decode(args)
+    with contextlib.suppress(ValueError, RecursionError):  # too deep: shown as written
+        return json.loads(args)
+    return args
 
 
 def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
@@ -491,11 +512,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         head.append(visible(str(item.get("name", itype))), style=p.tool_name)
         head.append(f"  call {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
         b.head(head)
-        args = item.get("arguments", item.get("input", item.get("action")))
-        if isinstance(args, str):
-            with contextlib.suppress(ValueError):
-                args = json.loads(args)
-        b.text(clip(args), indent=4, limit=3)
+        b.text(clip(call_arguments(item)), indent=4, limit=3)
     elif isinstance(itype, str) and itype in OUTPUT_TYPES:
         head = Text("← output", style=p.role("tool"))
         head.append(f"  of {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)

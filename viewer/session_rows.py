@@ -23,8 +23,6 @@ every example and on random sessions at several widths.
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,6 +38,7 @@ from transcript_view.viewer.rows import COLLAPSE_ROWS, GUTTER, shown_rows, wrap_
 from transcript_view.viewer.session_blocks import (
     CLAUDE_ENVELOPE_KEYS,
     TOOL_USE_RESULT_WORDS,
+    call_arguments,
     clip,
     texts_of,
     tool_use_summary,
@@ -190,11 +189,7 @@ class CodexRows(_Rows):
         if itype == "reasoning":
             return 1 + sum(self._rows(text, limit=3) for text in texts_of(item.get("summary")))
         if itype in ("function_call", "custom_tool_call", "local_shell_call"):
-            args = item.get("arguments", item.get("input", item.get("action")))
-            if isinstance(args, str):
-                with contextlib.suppress(ValueError):
-                    args = json.loads(args)
-            return 1 + self._rows(clip(args), 4, 3)
+            return 1 + self._rows(clip(call_arguments(item)), 4, 3)
         if isinstance(itype, str) and itype in OUTPUT_TYPES:
             rows = 1
             for _, _, text in output_parts(item.get("output")):

@@ -190,6 +190,20 @@ async def test_the_screen_with_a_server_shows_what_it_shows_without(
         assert_layout_consistent(screen)
 
 
+def _count_builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The file blocks this process builds to count, from now on (not the server's)."""
+    counted: list[int] = []
+    build = FileSource.build
+
+    def spy(self: FileSource, index: int, expand: bool = False, **kwargs: Any) -> Any:
+        if kwargs.get("count_only"):
+            counted.append(index)
+        return build(self, index, expand, **kwargs)
+
+    monkeypatch.setattr(FileSource, "build", spy)
+    return counted
+
+
 def _long_lines(path: Path) -> Path:
     """A transcript of mostly plain lines, one in ten long enough to collapse."""
     lines = []
@@ -208,15 +222,8 @@ async def test_the_file_view_is_laid_out_from_the_counts_the_analysis_took(
 ) -> None:
     """Issue 11: the file view's rows are counted as the analysis reads each line, not
     by parsing every line again beside it; only what the pass cannot count is built."""
-    counted: list[int] = []
     build = FileSource.build
-
-    def spy(self: FileSource, index: int, expand: bool = False, **kwargs: Any) -> Any:
-        if kwargs.get("count_only"):
-            counted.append(index)
-        return build(self, index, expand, **kwargs)
-
-    monkeypatch.setattr(FileSource, "build", spy)
+    counted = _count_builds(monkeypatch)
     path = _long_lines(tmp_path / "t.jsonl")
     app = TranscriptApp(path)
     async with app.run_test(size=SIZE) as pilot:
@@ -266,15 +273,8 @@ async def test_a_claude_sessions_file_view_is_laid_out_from_the_counts_its_pass_
     """Issue 11, the same for the other formats: a Claude Code session's rows are
     counted where its pass maps each line (`viewer.session_rows`), not by building
     every block after the analysis; the layout is the one building gives."""
-    counted: list[int] = []
     build = FileSource.build
-
-    def spy(self: FileSource, index: int, expand: bool = False, **kwargs: Any) -> Any:
-        if kwargs.get("count_only"):
-            counted.append(index)
-        return build(self, index, expand, **kwargs)
-
-    monkeypatch.setattr(FileSource, "build", spy)
+    counted = _count_builds(monkeypatch)
     path = _claude_lines(tmp_path / "session.jsonl")
     app = TranscriptApp(path)
     async with app.run_test(size=SIZE) as pilot:

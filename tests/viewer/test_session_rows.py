@@ -24,6 +24,7 @@ from transcript_view.core.transcript import Transcript
 from transcript_view.viewer.blocks import FileSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
 from transcript_view.viewer.line_rows import UNKNOWN
+from transcript_view.viewer.session_blocks import call_arguments
 from transcript_view.viewer.session_rows import ClaudeRows, CodexRows, session_measure
 
 WIDTHS = (24, 40, 80, 118, 200)
@@ -356,3 +357,32 @@ def test_a_tool_result_whose_id_is_no_string_is_shown(tmp_path: Path) -> None:
         block = _source(t, Format.CLAUDE_CODE, 80).build(0)
     assert "← result" in block.rows[1].text.plain
     assert ClaudeRows(80)(path.read_bytes().rstrip(b"\n")) == len(block.rows) == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"cmd": ["ls", "-la"], "n": 1.5e3}',
+        '{"a": 1, "a": 2}',
+        "NaN",
+        "[1e999, -0.0, 5e-324]",
+        "1" * 4301,
+        "123456789012345678901234567890",
+        '"\\ud800"',
+        '"\\u00e9\\u2028"',
+        "{bad",
+        "[" * 950 + "]" * 950,
+        " [1] ",
+        "",
+    ],
+)
+def test_a_calls_arguments_are_decoded_as_the_standard_parser_decodes_them(text: str) -> None:
+    """msgspec first, where it vouches for the text; the standard parser's answer
+    (or the text itself, where neither takes it) is the definition."""
+    try:
+        want: object = json.loads(text)
+    except (ValueError, RecursionError):
+        want = text
+    got = call_arguments({"arguments": text})
+    assert repr(got) == repr(want)
+    assert type(got) is type(want)
