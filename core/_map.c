@@ -124,6 +124,24 @@ add_i8(Column *c, int8_t v)
     return column_add(c, &v, 1);
 }
 
+/* A line number into an array('i') column: past its range, what `append` raises. */
+static int
+add_line(Column *c, Py_ssize_t n)
+{
+    if (n > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "signed integer is greater than maximum");
+        return -1;
+    }
+    return add_i32(c, (int32_t)n);
+}
+
+/* Whether a buffer holds native numbers of `code` ('q', 'i'), as an array of them does. */
+static int
+holds(Py_buffer *view, const char *code, Py_ssize_t size)
+{
+    return view->itemsize == size && view->format != NULL && strcmp(view->format, code) == 0;
+}
+
 static int
 flush(PyObject *array, Column *c)
 {
@@ -260,7 +278,7 @@ message(Run *r, Py_ssize_t n, PyObject *line, PyObject *env_id, int64_t key, PyO
     if (code == 7 && PyDict_SetItem(PyTuple_GET_ITEM(out, O_ROLES), line, role) < 0) {
         goto done;
     }
-    if (add_i32(&r->lines, (int32_t)n) < 0) {
+    if (add_line(&r->lines, n) < 0) {
         goto done;
     }
     int64_t replay_key = key;
@@ -327,16 +345,17 @@ message(Run *r, Py_ssize_t n, PyObject *line, PyObject *env_id, int64_t key, PyO
                 goto done;
             }
             for (Py_ssize_t i = 0; i < PyList_GET_SIZE(v); i++) {
-                PyObject *c = PyList_GET_ITEM(v, i);
+                PyObject *c = Py_NewRef(PyList_GET_ITEM(v, i)); /* Python may run below */
                 int m = PyDict_CheckExact(c) ? 1 : is_mapping(env, c);
                 if (m < 0) {
+                    Py_DECREF(c);
                     Py_DECREF(ids);
                     goto done;
                 }
                 if (!m) {
+                    Py_DECREF(c);
                     continue;
                 }
-                Py_INCREF(c); /* the list may change under a mapping's `.get` */
                 PyObject *raw_id = get(c, k_id);
                 Py_DECREF(c);
                 PyObject *text = raw_id == NULL ? NULL : field_text(env, raw_id);
@@ -579,12 +598,15 @@ parse(Run *r, PyObject *raw, Py_ssize_t n, Py_ssize_t offset, PyObject **data, P
                 return -1;
             }
             if (found != NULL && PyUnicode_CheckExact(found) && v != NULL && PyLong_CheckExact(v)) {
-                int eq = PyObject_RichCompareBool(v, PyTuple_GET_ITEM(env, E_VERSION), Py_EQ);
-                if (eq < 0) {
+                /* Compared in C: no Python runs while `found` and `v` are borrowed. */
+                long want = PyLong_AsLong(PyTuple_GET_ITEM(env, E_VERSION));
+                int overflow = 0;
+                long got = PyLong_AsLongAndOverflow(v, &overflow);
+                if ((want == -1 || got == -1) && PyErr_Occurred()) {
                     Py_DECREF(d);
                     return -1;
                 }
-                if (eq) {
+                if (!overflow && got == want) {
                     *data = d;
                     *kind = Py_NewRef(found);
                     return 1;
@@ -615,6 +637,11 @@ parse(Run *r, PyObject *raw, Py_ssize_t n, Py_ssize_t offset, PyObject **data, P
     }
     r->last_content = n;
     if (PyTuple_CheckExact(parsed) && PyTuple_GET_SIZE(parsed) == 2) {
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(parsed, 1))) {
+            Py_DECREF(parsed);
+            PyErr_SetString(PyExc_TypeError, "the plain parser gives (data, type as a string)");
+            return -1;
+        }
         *data = Py_NewRef(PyTuple_GET_ITEM(parsed, 0));
         *kind = Py_NewRef(PyTuple_GET_ITEM(parsed, 1));
         Py_DECREF(parsed);
@@ -667,7 +694,7 @@ envelope(Run *r, Py_ssize_t n, PyObject *raw, PyObject *data, PyObject *kind)
     int64_t key = 0;
     if (PyUnicode_Check(env_id)) {
         if (key_of(env_id, &key) < 0 || add_i64(&r->keys, key) < 0
-            || add_i32(&r->key_lines, (int32_t)n) < 0) {
+            || add_line(&r->key_lines, n) < 0) {
             goto done;
         }
     }
@@ -695,6 +722,12 @@ envelope(Run *r, Py_ssize_t n, PyObject *raw, PyObject *data, PyObject *kind)
         }
         long rows = PyLong_AsLong(v);
         if (rows == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (rows > INT32_MAX || rows < INT32_MIN) {  /* as `measures[i] = rows` raises */
+            PyErr_SetString(PyExc_OverflowError, rows > 0
+                                                     ? "signed integer is greater than maximum"
+                                                     : "signed integer is less than minimum");
             goto done;
         }
         Py_CLEAR(v);
@@ -806,7 +839,7 @@ map_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (PyObject_GetBuffer(measures, &r.measures, PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
             goto done;
         }
-        if (r.measures.itemsize != 4) {
+        if (!holds(&r.measures, "i", 4)) {
             PyErr_SetString(PyExc_TypeError, "measures must be array('i')");
             goto done;
         }
@@ -888,10 +921,10 @@ static PyObject *
 sorted_keys(PyObject *module, PyObject *keys)
 {
     Py_buffer view;
-    if (PyObject_GetBuffer(keys, &view, PyBUF_SIMPLE) < 0) {
+    if (PyObject_GetBuffer(keys, &view, PyBUF_FORMAT) < 0) {
         return NULL;
     }
-    if (view.len % 8 != 0) {
+    if (!holds(&view, "q", 8)) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_ValueError, "sorted_keys takes int64 numbers");
         return NULL;
@@ -954,10 +987,10 @@ has_repeats(PyObject *module, PyObject *runs)
         goto done;
     }
     for (; held < k; held++) {
-        if (PyObject_GetBuffer(PyList_GET_ITEM(runs, held), &views[held], PyBUF_SIMPLE) < 0) {
+        if (PyObject_GetBuffer(PyList_GET_ITEM(runs, held), &views[held], PyBUF_FORMAT) < 0) {
             goto done;
         }
-        if (views[held].len % 8 != 0) {
+        if (!holds(&views[held], "q", 8)) {
             held++;
             PyErr_SetString(PyExc_ValueError, "has_repeats takes int64 numbers");
             goto done;

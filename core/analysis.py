@@ -472,7 +472,7 @@ def _map_into(
     envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
     first_envelope, meta_line = batch.first_envelope, batch.meta_line
     measures = None
-    count = measure or _unmeasured
+    count = _unmeasured if measure is None else measure
     if measure is not None:
         measures = batch.measures = array("i", [-1]) * (batch.last - batch.first + 1)
     data: Any

@@ -343,3 +343,67 @@ def test_the_pass_finds_repeated_ids_with_and_without_the_native_merge(
         if isinstance(value, dict) and isinstance(value.get("id"), str):
             ids.append(value["id"])
     assert unique is (len(set(ids)) == len(ids))
+
+
+# -- found by a review of the C: what Python raises, the C raises too ------------------------
+
+
+@native
+def test_a_line_number_past_a_32_bit_column_raises_as_the_python_loop_does() -> None:
+    """A file of 2**31 lines (blank ones, say) numbers its lines past the replay's
+    array('i'): Python's `append` raises OverflowError, and the C must not wrap."""
+    line = b'{"id": "a", "payload": {"role": "user"}, "type": "message", "v": 1}'
+    for run in (A._map_into, A._map_raw):
+        batch = LineBatch(2**31, 2**31)
+        with pytest.raises(OverflowError, match="greater than maximum"):
+            run(batch, [(2**31, 0, [line])])
+
+
+@native
+@pytest.mark.parametrize("rows", [2**32 + 5, -(2**31) - 1])
+def test_a_measure_past_32_bits_raises_as_the_python_loop_does(rows: int) -> None:
+    line = b'{"id": "a", "payload": {}, "type": "session-meta", "v": 1}'
+
+    def huge(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
+        return rows
+
+    for run in (A._map_into, A._map_raw):
+        with pytest.raises(OverflowError):
+            run(LineBatch(1, 1), [(1, 0, [line])], None, huge)
+
+
+@native
+def test_a_measure_that_is_falsy_is_still_called() -> None:
+    """A callable with `__len__` 0 is a measure all the same (Python had read it
+    as 'no measure' through `measure or ...`; the C called it)."""
+    line = b'{"id": "a", "payload": {}, "type": "session-meta", "v": 1}'
+
+    class Falsy:
+        def __len__(self) -> int:
+            return 0
+
+        def __call__(self, kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
+            return 42
+
+    for run in (A._map_into, A._map_raw):
+        batch = LineBatch(1, 1)
+        run(batch, [(1, 0, [line])], None, Falsy())
+        assert batch.measures is not None and batch.measures.tolist() == [42]
+
+
+@native
+def test_a_fallback_that_gives_no_string_type_is_refused_not_misread() -> None:
+    assert A._map is not None
+    env = list(A._native_env())
+    env[1] = lambda raw, line, offset: ({"payload": {}}, 12345)
+    with pytest.raises(TypeError, match="string"):
+        A._map.map_run([b"not json"], 1, 0, tuple(env), _out(LineBatch(1, 1)), _state_list())
+
+
+@native
+def test_the_native_sorts_take_only_int64_arrays() -> None:
+    assert A._map is not None
+    with pytest.raises(ValueError, match="int64"):
+        A._map.sorted_keys(array("d", [1.0]))
+    with pytest.raises(ValueError, match="int64"):
+        A._map.has_repeats([array("Q", [1, 2])])
