@@ -242,6 +242,23 @@ add_event(PyObject *list, PyObject *const *items, Py_ssize_t n)
     return r;
 }
 
+/* An operation's line: to the fold's step in `out[fold]` when there is one (a worker's
+ * own fold), else an event `(env[code], *args)` for the real fold, as `_map_into` does. */
+#define MAX_STEP_ARGS 7
+
+static int
+to_fold(PyObject *env, PyObject *out, int fold, int code, PyObject *const *args, Py_ssize_t n)
+{
+    PyObject *step = PyTuple_GET_ITEM(out, fold);
+    if (step != Py_None) {
+        return call_drop(step, args, (size_t)n);
+    }
+    PyObject *items[MAX_STEP_ARGS + 1];
+    items[0] = PyTuple_GET_ITEM(env, code);
+    memcpy(items + 1, args, (size_t)n * sizeof(PyObject *));
+    return add_event(PyTuple_GET_ITEM(out, O_EVENTS), items, n + 1);
+}
+
 typedef struct {
     PyObject *env, *out;
     Column keys, key_lines, lines, rkeys, flags;
@@ -422,19 +439,9 @@ message(Run *r, Py_ssize_t n, PyObject *line, PyObject *env_id, int64_t key, PyO
     }
     if (PyTuple_GET_SIZE(call_ids) > 0 || call_id != Py_None || has_sites) {
         PyObject *error = is_error ? Py_True : Py_False;
-        PyObject *fold = PyTuple_GET_ITEM(out, O_FOLD_MESSAGE);
-        if (fold != Py_None) {
-            PyObject *args[7] = {line, call_ids, call_id, error, digest, sites, ambiguous};
-            if (call_drop(fold, args, 7) < 0) {
-                goto done;
-            }
-        }
-        else {
-            PyObject *items[8] = {PyTuple_GET_ITEM(env, E_EV_MESSAGE), line, call_ids, call_id,
-                                  error, digest, sites, ambiguous};
-            if (add_event(PyTuple_GET_ITEM(out, O_EVENTS), items, 8) < 0) {
-                goto done;
-            }
+        PyObject *args[7] = {line, call_ids, call_id, error, digest, sites, ambiguous};
+        if (to_fold(env, out, O_FOLD_MESSAGE, E_EV_MESSAGE, args, 7) < 0) {
+            goto done;
         }
     }
     ok = 0;
@@ -481,16 +488,8 @@ dispatched(Run *r, PyObject *line, PyObject *env_id, int64_t key, PyObject *p)
     if (op_key == NULL) {
         goto done;
     }
-    PyObject *fold = PyTuple_GET_ITEM(out, O_FOLD_DISPATCHED);
-    if (fold != Py_None) {
-        PyObject *args[5] = {line, call, env_id, op_key, mismatch};
-        ok = call_drop(fold, args, 5);
-    }
-    else {
-        PyObject *items[6] = {PyTuple_GET_ITEM(env, E_EV_DISPATCH), line, call, env_id, op_key,
-                              mismatch};
-        ok = add_event(PyTuple_GET_ITEM(out, O_EVENTS), items, 6);
-    }
+    PyObject *args[5] = {line, call, env_id, op_key, mismatch};
+    ok = to_fold(env, out, O_FOLD_DISPATCHED, E_EV_DISPATCH, args, 5);
 done:
     Py_XDECREF(want);
     Py_XDECREF(arguments);
@@ -541,16 +540,8 @@ settled(Run *r, PyObject *line, PyObject *p)
     if (op_key == NULL) {
         goto done;
     }
-    PyObject *fold = PyTuple_GET_ITEM(out, O_FOLD_SETTLED);
-    if (fold != Py_None) {
-        PyObject *args[5] = {line, op_id, op_key, artifact, digest};
-        ok = call_drop(fold, args, 5);
-    }
-    else {
-        PyObject *items[6] = {PyTuple_GET_ITEM(env, E_EV_SETTLE), line, op_id, op_key, artifact,
-                              digest};
-        ok = add_event(PyTuple_GET_ITEM(out, O_EVENTS), items, 6);
-    }
+    PyObject *args[5] = {line, op_id, op_key, artifact, digest};
+    ok = to_fold(env, out, O_FOLD_SETTLED, E_EV_SETTLE, args, 5);
 done:
     Py_XDECREF(op_id);
     Py_XDECREF(artifact);
