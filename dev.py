@@ -48,7 +48,14 @@ CONSTRAINTS = ROOT / "constraints.txt"
 def _wanted_stamp() -> str:
     """What the install depends on: the project files, the pins, and the C source it compiles."""
     digest = hashlib.sha256()
-    sources = ("core/_gcount.c", "core/_lines.c", "core/_map.c", "viewer/_rows.c")
+    sources = (
+        "core/_gcount.c",
+        "core/_lines.c",
+        "core/_map.c",
+        "viewer/_rows.c",
+        "viewer/_rows.h",
+        "viewer/_session_rows.c",
+    )
     for name in ("pyproject.toml", CONSTRAINTS.name, "setup.py", *sources):
         digest.update((ROOT / name).read_bytes())
     return digest.hexdigest()

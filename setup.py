@@ -12,9 +12,9 @@ builds the wheel and imports every module from a clean install to prove it.
 memchr for the line index (core/_lines.c); `transcript_view.core._map` is the
 analysis pass's loop over raw lines (core/_map.c); `transcript_view.viewer._rows`
 counts the file view's rows of a plain line as the analysis reads it
-(viewer/_rows.c). All are `optional`: on a machine without a C compiler the
-install still succeeds and the same work runs in pure Python, with the same
-answers, only slower.
+(viewer/_rows.c, and viewer/_session_rows.c for the other formats). All are
+`optional`: on a machine without a C compiler the install still succeeds and
+the same work runs in pure Python, with the same answers, only slower.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -60,7 +60,8 @@ setup(
         ),
         Extension(
             "transcript_view.viewer._rows",
-            sources=["viewer/_rows.c"],
+            sources=["viewer/_rows.c", "viewer/_session_rows.c"],
+            depends=["viewer/_rows.h"],
             optional=True,
         ),
     ],

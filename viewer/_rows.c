@@ -17,15 +17,10 @@
  * rules: nothing about how rows are drawn is decided here.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_rows.h"
+
 #include <stddef.h>
 #include <stdint.h>
-
-/* What a count can say besides a number of rows. */
-#define UNKNOWN (-1) /* the view builds the line to count it (a marker, a big line) */
-#define ASK (-2)     /* the Python measure counts it */
-#define ERR (-3)     /* a Python error is set */
 
 /* The spec's fields, in the order `PlainRows.spec` gives them. */
 enum {
@@ -77,31 +72,6 @@ text_rows(PyObject *s, Py_ssize_t prefix, long width)
     }
     n += prefix;
     return n ? (long)((n - 1) / width + 1) : 1;
-}
-
-static long
-shown(long rows, long limit, long collapsed)
-{
-    return rows <= limit ? rows : collapsed;
-}
-
-/* A value Python's `isinstance(v, Mapping)` is False for, decoded JSON being what it is. */
-static int
-never_mapping(PyObject *v)
-{
-    return v == Py_None || PyUnicode_Check(v) || PyLong_Check(v) || PyFloat_Check(v)
-           || PyList_Check(v);
-}
-
-/* Borrowed `d[key]`, NULL if absent; *err set on a Python error. */
-static PyObject *
-item(PyObject *d, PyObject *key, int *err)
-{
-    PyObject *v = PyDict_GetItemWithError(d, key);
-    if (v == NULL && PyErr_Occurred()) {
-        *err = 1;
-    }
-    return v;
 }
 
 static long
@@ -375,7 +345,7 @@ static PyTypeObject CounterType = {
 static struct PyModuleDef rows_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "transcript_view.viewer._rows",
-    .m_doc = "The file view's row count of a plain transcript line (see viewer/line_rows.py).",
+    .m_doc = "The file view's row count of a plain line (viewer/line_rows.py, session_rows.py).",
     .m_size = -1,
 };
 
@@ -395,7 +365,7 @@ PyInit__rows(void)
         || intern(&k_artifact, "artifact") < 0 || intern(&k_elided, "[... elided ") < 0) {
         return NULL;
     }
-    if (PyType_Ready(&CounterType) < 0) {
+    if (PyType_Ready(&CounterType) < 0 || session_rows_ready() < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&rows_module);
@@ -405,6 +375,12 @@ PyInit__rows(void)
     Py_INCREF(&CounterType);
     if (PyModule_AddObject(m, "Counter", (PyObject *)&CounterType) < 0) {
         Py_DECREF(&CounterType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&SessionCounterType);
+    if (PyModule_AddObject(m, "SessionCounter", (PyObject *)&SessionCounterType) < 0) {
+        Py_DECREF(&SessionCounterType);
         Py_DECREF(m);
         return NULL;
     }

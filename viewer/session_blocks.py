@@ -39,6 +39,30 @@ if TYPE_CHECKING:
 #: At most this much of an unknown value is shown (it is collapsed to one row anyway).
 PREVIEW_CHARS = 4000
 
+# How the common texts of a session line are drawn (`RowBuilder.text`'s `indent` and
+# `limit`, rows before it collapses), named once for the builder below and for the two
+# row counts that must agree with it (`viewer.session_rows`, `viewer/_rows.c`).
+#: An unknown value, or an image, as one dim row.
+DIM_ROWS = 1
+#: A Claude thinking block, after its words.
+THINKING_ROWS = 3
+THINKING_WORDS = "thinking: "
+#: What an image part is shown as.
+IMAGE_WORDS = "[image]"
+#: A Claude tool call's input.
+INPUT_INDENT, INPUT_ROWS = 6, 3
+#: Claude Code's own record of a tool call (`toolUseResult`), summarised: a field is
+#: shown as itself up to `RECORD_FIELD_CHARS` (its size past that), a record that is
+#: no object up to `RECORD_TEXT_CHARS`.
+RECORD_INDENT, RECORD_ROWS = 4, 2
+RECORD_FIELD_CHARS, RECORD_TEXT_CHARS = 80, 400
+#: A Codex ui record's message.
+UI_ROWS = 2
+#: A Codex reasoning summary's text.
+REASONING_ROWS = 3
+#: A Codex call's arguments.
+ARGUMENTS_INDENT, ARGUMENTS_ROWS = 4, 3
+
 
 def clip(value: object) -> str:
     """An unknown value as at most `PREVIEW_CHARS` of text (its compact JSON if not a string)."""
@@ -213,7 +237,7 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
             b.text(content, limit=3)
         meta = obj.get("compactMetadata")
         if isinstance(meta, Mapping):
-            b.text(clip(dict(meta)), style=p.dim, limit=1)
+            b.text(clip(dict(meta)), style=p.dim, limit=DIM_ROWS)
     elif kind == "summary":
         head = Text("summary", style=p.heading)
         head.append("  an older session's compaction summary", style=p.dim)
@@ -249,7 +273,7 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         )
         b.head(head)
         rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
-        b.text(clip(rest), style=p.dim, limit=1)
+        b.text(clip(rest), style=p.dim, limit=DIM_ROWS)
     b.findings()
 
 
@@ -313,21 +337,23 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
     replaced = _replaced_results(b)
     for i, block in enumerate(content):
         if not isinstance(block, Mapping):
-            b.text(clip(block), style=p.dim, limit=1)
+            b.text(clip(block), style=p.dim, limit=DIM_ROWS)
             continue
         btype = block.get("type")
         if btype == "text":
             b.text(str(block.get("text", "")))
         elif btype == "thinking":
-            b.text("thinking: " + str(block.get("thinking", "")), style=p.dim, limit=3)
+            b.text(
+                THINKING_WORDS + str(block.get("thinking", "")), style=p.dim, limit=THINKING_ROWS
+            )
         elif btype == "redacted_thinking":
-            b.text("thinking (redacted)", style=p.dim, limit=1)
+            b.text("thinking (redacted)", style=p.dim, limit=DIM_ROWS)
         elif btype == "tool_use":
             head = Text("  ⚙ ", style=p.strong)
             head.append(visible(str(block.get("name", "?"))), style=p.tool_name)
             head.append(f"  call {visible(short_id(str(block.get('id', '')), 24))}", style=p.dim)
             b.head(head)
-            b.text(clip(block.get("input", {})), indent=6, limit=3)
+            b.text(clip(block.get("input", {})), indent=INPUT_INDENT, limit=INPUT_ROWS)
         elif btype == "tool_result":
             head = Text("  ← result", style=p.role("tool"))
             head.append(
@@ -347,7 +373,7 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
                 if isinstance(part, Mapping) and part.get("type") == "text":
                     text = part.get("text") if isinstance(part.get("text"), str) else None
                 elif isinstance(part, Mapping) and part.get("type") == "image":
-                    b.text("[image]", style=p.dim, limit=1)
+                    b.text(IMAGE_WORDS, style=p.dim, limit=DIM_ROWS)
                     continue
                 if text is None:
                     continue
@@ -356,9 +382,9 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
                 else:
                     _text_with_spills(b, bases[(i, j)], text)
         elif btype == "image":
-            b.text("[image]", style=p.dim, limit=1)
+            b.text(IMAGE_WORDS, style=p.dim, limit=DIM_ROWS)
         else:
-            b.text(f"{visible(str(btype))}: {clip(dict(block))}", style=p.dim, limit=1)
+            b.text(f"{visible(str(btype))}: {clip(dict(block))}", style=p.dim, limit=DIM_ROWS)
 
 
 def _replaced_results(b: RowBuilder) -> dict[object, int]:
@@ -400,18 +426,23 @@ def tool_use_summary(value: object) -> str:
             if isinstance(item, str):
                 parts.append(
                     f"{key} {human_size(len(item.encode('utf-8', 'replace')))}"
-                    if len(item) > 80
+                    if len(item) > RECORD_FIELD_CHARS
                     else f"{key} {item!r}"
                 )
             else:
-                parts.append(f"{key} {clip(item)[:80]}")
+                parts.append(f"{key} {clip(item)[:RECORD_FIELD_CHARS]}")
         return ", ".join(parts)
-    return clip(value)[:400]
+    return clip(value)[:RECORD_TEXT_CHARS]
 
 
 def _tool_use_result(b: RowBuilder, value: object) -> None:
     """Claude Code's own record of a tool call: summarised, and labelled as never sent."""
-    b.text(TOOL_USE_RESULT_WORDS + tool_use_summary(value), style=b.palette.dim, indent=4, limit=2)
+    b.text(
+        TOOL_USE_RESULT_WORDS + tool_use_summary(value),
+        style=b.palette.dim,
+        indent=RECORD_INDENT,
+        limit=RECORD_ROWS,
+    )
 
 
 # -- Codex ------------------------------------------------------------------------------------
@@ -434,7 +465,7 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         b.head(head)
         msg = pl.get("message")
         if isinstance(msg, str) and msg:
-            b.text(msg, style=p.dim, limit=2)
+            b.text(msg, style=p.dim, limit=UI_ROWS)
     elif kind == "session_meta":
         head = Text("session", style=p.heading)
         head.append(
@@ -462,7 +493,7 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         head = Text(visible(str(kind)), style=p.heading)
         head.append("  kept as written", style=p.dim)
         b.head(head)
-        b.text(clip(dict(pl)), style=p.dim, limit=1)
+        b.text(clip(dict(pl)), style=p.dim, limit=DIM_ROWS)
     b.findings()
 
 
@@ -506,13 +537,13 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
     elif itype == "reasoning":
         b.head(Text("reasoning", style=p.dim))
         for text in texts_of(item.get("summary")):
-            b.text(text, style=p.dim, limit=3)
+            b.text(text, style=p.dim, limit=REASONING_ROWS)
     elif itype in ("function_call", "custom_tool_call", "local_shell_call"):
         head = Text("⚙ ", style=p.strong)
         head.append(visible(str(item.get("name", itype))), style=p.tool_name)
         head.append(f"  call {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
         b.head(head)
-        b.text(clip(call_arguments(item)), indent=4, limit=3)
+        b.text(clip(call_arguments(item)), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
     elif isinstance(itype, str) and itype in OUTPUT_TYPES:
         head = Text("← output", style=p.role("tool"))
         head.append(f"  of {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
@@ -523,7 +554,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         head = Text(visible(str(itype)), style=p.heading)
         head.append("  kept as written", style=p.dim)
         b.head(head)
-        b.text(clip(dict(item)), style=p.dim, limit=1)
+        b.text(clip(dict(item)), style=p.dim, limit=DIM_ROWS)
 
 
 def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LineProblem) -> None:

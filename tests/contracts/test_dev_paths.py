@@ -140,7 +140,14 @@ def test_the_stamp_covers_the_constraints_file(
 ) -> None:
     """A new pin must reinstall `.venv/`, or the snapshots run on the old version."""
     dev = _dev_module()
-    sources = ("core/_gcount.c", "core/_lines.c", "core/_map.c", "viewer/_rows.c")
+    sources = (
+        "core/_gcount.c",
+        "core/_lines.c",
+        "core/_map.c",
+        "viewer/_rows.c",
+        "viewer/_rows.h",
+        "viewer/_session_rows.c",
+    )
     for name in ("pyproject.toml", "constraints.txt", "setup.py", *sources):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / name, tmp_path / name)
