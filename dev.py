@@ -45,18 +45,21 @@ PY = BIN / ("python.exe" if os.name == "nt" else "python")
 CONSTRAINTS = ROOT / "constraints.txt"
 
 
+#: The C the install compiles (setup.py's extensions): a change to any rebuilds them.
+NATIVE_SOURCES = (
+    "core/_gcount.c",
+    "core/_lines.c",
+    "core/_map.c",
+    "viewer/_rows.c",
+    "viewer/_rows.h",
+    "viewer/_session_rows.c",
+)
+
+
 def _wanted_stamp() -> str:
     """What the install depends on: the project files, the pins, and the C source it compiles."""
     digest = hashlib.sha256()
-    sources = (
-        "core/_gcount.c",
-        "core/_lines.c",
-        "core/_map.c",
-        "viewer/_rows.c",
-        "viewer/_rows.h",
-        "viewer/_session_rows.c",
-    )
-    for name in ("pyproject.toml", CONSTRAINTS.name, "setup.py", *sources):
+    for name in ("pyproject.toml", CONSTRAINTS.name, "setup.py", *NATIVE_SOURCES):
         digest.update((ROOT / name).read_bytes())
     return digest.hexdigest()
 

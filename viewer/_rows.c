@@ -349,13 +349,6 @@ static struct PyModuleDef rows_module = {
     .m_size = -1,
 };
 
-static int
-intern(PyObject **slot, const char *text)
-{
-    *slot = PyUnicode_InternFromString(text);
-    return *slot == NULL ? -1 : 0;
-}
-
 PyMODINIT_FUNC
 PyInit__rows(void)
 {

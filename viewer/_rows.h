@@ -39,6 +39,14 @@ item(PyObject *d, PyObject *key, int *err)
     return v;
 }
 
+/* `*slot` = the interned `text`: 0, or -1 on an error. */
+static inline int
+intern(PyObject **slot, const char *text)
+{
+    *slot = PyUnicode_InternFromString(text);
+    return *slot == NULL ? -1 : 0;
+}
+
 /* `viewer._rows.SessionCounter` (`_session_rows.c`), and its start: 0, or -1 on an error. */
 extern PyTypeObject SessionCounterType;
 int session_rows_ready(void);

@@ -1002,13 +1002,6 @@ PyTypeObject SessionCounterType = {
     .tp_call = PyVectorcall_Call,
 };
 
-static int
-intern(PyObject **slot, const char *text)
-{
-    *slot = PyUnicode_InternFromString(text);
-    return *slot == NULL ? -1 : 0;
-}
-
 int
 session_rows_ready(void)
 {

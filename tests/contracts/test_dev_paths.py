@@ -135,20 +135,23 @@ def _pins() -> dict[str, str]:
     return {p[0].strip(): p[1].strip() for p in pairs if len(p) == 2}
 
 
+def test_the_stamp_covers_every_c_file() -> None:
+    """An edit to any C source or header rebuilds the extensions: none is left out."""
+    dev = _dev_module()
+    found = {
+        p.relative_to(ROOT).as_posix()
+        for d in ("core", "viewer")
+        for p in (ROOT / d).glob("*.[ch]")
+    }
+    assert found == set(dev.NATIVE_SOURCES)
+
+
 def test_the_stamp_covers_the_constraints_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A new pin must reinstall `.venv/`, or the snapshots run on the old version."""
     dev = _dev_module()
-    sources = (
-        "core/_gcount.c",
-        "core/_lines.c",
-        "core/_map.c",
-        "viewer/_rows.c",
-        "viewer/_rows.h",
-        "viewer/_session_rows.c",
-    )
-    for name in ("pyproject.toml", "constraints.txt", "setup.py", *sources):
+    for name in ("pyproject.toml", "constraints.txt", "setup.py", *dev.NATIVE_SOURCES):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / name, tmp_path / name)
     monkeypatch.setattr(dev, "ROOT", tmp_path)

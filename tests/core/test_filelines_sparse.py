@@ -9,66 +9,13 @@ every lookup with an index built the obvious way from the whole file's bytes.
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 from pathlib import Path
 
 import pytest
+from _filelines import generated, naive_row_of_offset, naive_spans
 
 import transcript_view.core.filelines as filelines
 from transcript_view.core.filelines import FileLines
-
-
-def naive_spans(data: bytes, row_bytes: int) -> list[tuple[int, int]]:
-    """Every row's [start, end) as the module docstring defines rows, from whole bytes."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        line_end = len(data) if nl == -1 else nl
-        start = pos
-        while line_end - start > row_bytes:
-            cut = start + row_bytes
-            for back in range(4):
-                at = cut - back
-                if at <= start:
-                    break
-                if data[at] & 0xC0 != 0x80:
-                    cut = at
-                    break
-            spans.append((start, cut))
-            start = cut
-        spans.append((start, line_end))
-        pos = line_end + 1
-    return spans
-
-
-def naive_row_of_offset(spans: list[tuple[int, int]], offset: int) -> int:
-    starts = [a for a, _ in spans]
-    return max(0, min(bisect_right(starts, max(offset, 0)) - 1, len(spans) - 1))
-
-
-def generated(rng: random.Random, size: int) -> bytes:
-    """Short, long, empty and CRLF lines; multi-byte text; a huge line; invalid bytes."""
-    words = ["a", "fox", "日本語", "😀", "é", "\t", "\r", "\x80\xff", "x" * 40]
-    out = bytearray()
-    while len(out) < size:
-        kind = rng.random()
-        if kind < 0.15:
-            out += b"\n"
-        elif kind < 0.25:
-            out += b"".join(rng.choice(words).encode("utf-8", "surrogateescape") for _ in range(3))
-            out += b"\r\n"
-        elif kind < 0.9:
-            n = rng.randint(1, 12)
-            out += " ".join(rng.choice(words) for _ in range(n)).encode() + b"\n"
-        elif kind < 0.97:
-            n = rng.randint(50, 400)
-            out += "".join(rng.choice(words[:6]) for _ in range(n)).encode() + b"\n"
-        else:
-            out += ("€😀ab" * rng.randint(500, 3000)).encode()  # a huge line, often unterminated
-            if rng.random() < 0.5:
-                out += b"\n"
-    return bytes(out)
 
 
 @pytest.fixture

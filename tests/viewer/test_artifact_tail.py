@@ -10,10 +10,12 @@ cursor stays on the row it was on.
 
 from __future__ import annotations
 
+import random
 import threading
 from typing import Any
 
 import pytest
+from _filelines import generated, naive_spans
 from _pilot import settle, settle_except, sync
 from _runs import Run
 from _screen import SIZE, assert_layout_consistent, cursor_row, rows_of
@@ -93,10 +95,6 @@ async def test_the_end_of_an_artifact_shows_before_it_is_indexed(
 
 
 def test_tail_rows_match_the_full_index(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    import random
-
-    from test_filelines_sparse import generated, naive_spans
-
     monkeypatch.setattr(filelines, "TAIL_BYTES", 2000)
     for seed in range(6):
         data = generated(random.Random(seed), 20_000)
