@@ -15,7 +15,7 @@ values swapped in (a marker's state and findings are replaced, never mutated).
 
 from __future__ import annotations
 
-import hashlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -80,13 +80,9 @@ def site_state(site: MarkerSite, fc: FileCheck | None) -> tuple[MarkerState, lis
     shape = site.shape
     if shape is not None:
         bad = []
-        if (
-            shape.head_bytes > len(fc.head)
-            or hashlib.sha256(fc.head[: shape.head_bytes]).hexdigest() != shape.head_sha256
-        ):
+        if fc.edge_digest("head", shape.head_bytes) != shape.head_sha256:
             bad.append("the head the model saw is not the start of the file")
-        tail = fc.tail[len(fc.tail) - shape.tail_bytes :] if shape.tail_bytes else b""
-        if shape.tail_bytes > len(fc.tail) or hashlib.sha256(tail).hexdigest() != shape.tail_sha256:
+        if fc.edge_digest("tail", shape.tail_bytes) != shape.tail_sha256:
             bad.append("the tail the model saw is not the end of the file")
         if bad:
             return MarkerState.EXCERPT_MISMATCH, [
@@ -122,6 +118,10 @@ def is_orphan(f: Finding) -> bool:
 def is_problem(f: Finding) -> bool:
     """An error or warning on a transcript line: what the header counts and `p` visits."""
     return f.severity is not Severity.NOTE and not is_orphan(f)
+
+
+def _problems_in(findings: Sequence[Finding]) -> int:
+    return sum(1 for f in findings if is_problem(f))
 
 
 #: Why a sidecar is an orphan: no transcript of its session names it or its tool call.
@@ -300,8 +300,12 @@ class VerificationLedger:
         # another thread never sees a new badge with the old findings.
         self._verdicts: dict[SiteKey, tuple[MarkerState, list[Finding]]] = {}
         self._key_findings: dict[str, list[Finding]] = {}
+        # Kept up to date with every verdict (`_set_verdict`), so the header's counts
+        # after each batch of checks cost nothing, not a walk of thousands of markers.
+        self._states: Counter[MarkerState] = Counter()
+        self._problem_count = sum(1 for f in analysis.findings if is_problem(f))
         for site in self._sites:
-            self._verdicts[site.key] = verdict_of(site, None)
+            self._set_verdict(site.key, verdict_of(site, None))
         # What a line's own rows show (not a marker's): the analysis's errors and
         # warnings, then missing files only a settle names. Lists replaced whole.
         self._line_findings: dict[int, list[Finding]] = {}
@@ -370,12 +374,13 @@ class VerificationLedger:
         """
         name = check.name
         changed: set[int] = set()
+        kept = self._kept(check)  # the verdicts read the digests it keeps: each end hashed once
         for site in self._by_file.get(name, ()):
-            verdict = verdict_of(site, check)
+            verdict = verdict_of(site, kept)
             if verdict != self._verdicts.get(site.key):
                 changed.add(site.line)
-            self._verdicts[site.key] = verdict
-        self._checks[name] = self._kept(check)
+                self._set_verdict(site.key, verdict)
+        self._checks[name] = kept
         lines = self._key_only.get(name)
         if lines is not None:
             old = self._key_findings.get(name, [])
@@ -385,53 +390,69 @@ class VerificationLedger:
                 else []
             )
             self._key_findings[name] = new
+            self._problem_count += _problems_in(new) - _problems_in(old)
             for f in (f for f in new if f not in old):
                 assert f.line is not None
                 self._line_findings[f.line] = [*self._line_findings.get(f.line, []), f]
                 changed.add(f.line)
         return sorted(changed)
 
-    def _edge_needs(self, name: str) -> tuple[int, int] | None:
-        """The most head and tail bytes this ledger's markers of `name` compare, or None.
+    def _edge_needs(self, name: str) -> list[tuple[str, int]] | None:
+        """The ends of `name` this ledger's markers compare, as `(end, bytes)`, or None.
 
         None where a marker reads the file's start as text (another format's
         preview, a JSON sidecar): its check is kept whole.
         """
-        head = tail = 0
+        needs: list[tuple[str, int]] = []
         for site in self._by_file.get(name, ()):
             if not isinstance(site, MarkerSite):
                 return None
             if site.shape is not None:
-                head = max(head, site.shape.head_bytes)
-                tail = max(tail, site.shape.tail_bytes)
-        return head, tail
+                needs += [("head", site.shape.head_bytes), ("tail", site.shape.tail_bytes)]
+        return needs
+
+    def edge_bytes(self, name: str) -> tuple[int, int]:
+        """The head and tail bytes of `name` a check must read for this ledger's verdicts.
+
+        What `verification.iter_checks` is asked to keep (`edges`), so a check
+        carries no more of its file than the markers compare.
+        """
+        needs = self._edge_needs(name)
+        if needs is None:
+            return EDGE_BYTES, EDGE_BYTES
+        head = max((n for end, n in needs if end == "head"), default=0)
+        return head, max((n for end, n in needs if end == "tail"), default=0)
 
     def _kept(self, check: FileCheck) -> FileCheck:
-        """`check` as this ledger keeps it: its head and tail cut to what markers compare.
+        """`check` as this ledger keeps it: the digests of the ends its markers compare.
 
         A check keeps up to 256 KiB of each end of its file, and a ledger keeps
         every check: for 3,000 artifacts of 64 KiB that was 384 MB of bytes
-        already compared. The verdicts are made from the whole check first.
+        already compared, and the ends an excerpt saw (16 KB for a 16 KB
+        observation) were still 80 MB at 5,000. A marker compares the sha256 of
+        an end with its own, so that digest is all a kept check needs. The
+        verdicts are made from the whole check first.
         """
         needs = self._edge_needs(check.name)
         if check.state is not FileState.OK or needs is None:
             return check
-        head, tail = needs
-        if head >= len(check.head) and tail >= len(check.tail):
-            return check
-        cut_tail = check.tail[len(check.tail) - tail :] if tail else b""
-        return replace(check, head=check.head[:head], tail=cut_tail)
+        digests = {need: check.edge_digest(*need) for need in needs}
+        known = {need: digest for need, digest in digests.items() if digest is not None}
+        if not check.head and not check.tail and known == check.edge_digests:
+            return check  # kept already (carried from another ledger)
+        return replace(check, head=b"", tail=b"", edge_digests=known)
 
     def _edges_suffice(self, check: FileCheck) -> bool:
-        """Whether a check (carried from another ledger, maybe cut) has the ends this one needs."""
+        """Whether a check (carried from another ledger, kept with other ends) says what this
+        ledger's markers compare; if not, the file is hashed again."""
         needs = self._edge_needs(check.name)
-        if needs is None:
-            whole = min(check.size, EDGE_BYTES)
-            return len(check.head) >= whole
-        head, tail = needs
         whole = min(check.size, EDGE_BYTES)
-        return (len(check.head) >= head or len(check.head) >= whole) and (
-            len(check.tail) >= tail or len(check.tail) >= whole
+        if needs is None:
+            return len(check.head) >= whole
+        return all(
+            check.edge_digest(end, n) is not None
+            or len(check.head if end == "head" else check.tail) >= whole  # shorter than n
+            for end, n in needs
         )
 
     def record_orphans(self, orphans: Sequence[OrphanFile], *, explained: bool = False) -> None:
@@ -443,9 +464,29 @@ class VerificationLedger:
         thread: reading dispatch lines back can take a while on a big file).
         """
         self.orphans = list(orphans) if explained else explain_orphans(orphans, self.analysis)
+        old = self._orphan_findings
         self._orphan_findings = orphan_findings(self.orphans)
+        self._problem_count += _problems_in(self._orphan_findings) - _problems_in(old)
+
+    def _set_verdict(self, key: SiteKey, verdict: tuple[MarkerState, list[Finding]]) -> None:
+        """A marker's new verdict, and the tallies of states and problems kept with it."""
+        old = self._verdicts.get(key)
+        if old is not None:
+            self._states[old[0]] -= 1
+            self._problem_count -= _problems_in(old[1])
+        self._verdicts[key] = verdict
+        self._states[verdict[0]] += 1
+        self._problem_count += _problems_in(verdict[1])
 
     # -- reading -------------------------------------------------------------------------------
+
+    def sites_of(self, name: str) -> Sequence[Site]:
+        """The markers whose verdict a check of the file `name` decides."""
+        return self._by_file.get(name, ())
+
+    def verdict(self, key: SiteKey) -> tuple[MarkerState, list[Finding]]:
+        """A marker's badge and findings, as one pair (replaced together on every check)."""
+        return self._verdicts[key]
 
     @property
     def checks(self) -> Mapping[str, FileCheck]:
@@ -499,17 +540,17 @@ class VerificationLedger:
     @property
     def matched(self) -> int:
         """Markers of a format with no digest whose preview and size match their sidecar."""
-        return sum(1 for s, _ in self._verdicts.values() if s is MarkerState.MATCHES)
+        return self._states[MarkerState.MATCHES]
 
     @property
     def present(self) -> int:
         """Markers whose form records nothing but the sidecar's name, and it is there."""
-        return sum(1 for s, _ in self._verdicts.values() if s is MarkerState.PRESENT)
+        return self._states[MarkerState.PRESENT]
 
     @property
     def verified(self) -> int:
         """Markers whose artifact is there and is what the marker says."""
-        return sum(1 for s, _ in self._verdicts.values() if s is MarkerState.VERIFIED)
+        return self._states[MarkerState.VERIFIED]
 
     def states(self) -> list[MarkerState]:
         """Each excerpt marker's badge, in the order of `analysis.excerpt_sites`."""
@@ -534,6 +575,11 @@ class VerificationLedger:
         could never reach.
         """
         return [f for f in self.findings() if is_problem(f)]
+
+    @property
+    def problem_count(self) -> int:
+        """`len(problems())`, kept as verdicts change: the header asks after every batch."""
+        return self._problem_count
 
     def orphan_warnings(self) -> list[Finding]:
         """The warnings about files no line names: the header's orphans, what `o` lists."""

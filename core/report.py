@@ -19,7 +19,7 @@ from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.ledger import VerificationLedger, explain_orphans
 from transcript_view.core.transcript import Transcript
-from transcript_view.core.verification import MarkerState, OrphanFile, check_files, list_orphans
+from transcript_view.core.verification import MarkerState, OrphanFile, iter_checks, list_orphans
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,16 +137,16 @@ def verify_transcript(
             (utf16, False, True),
             (existence, False, False),
         ):
-            checks = check_files(
+            for check in iter_checks(
                 directory,
                 names,
                 count_chars=chars,
                 count_utf16=units,
                 workers=workers,
                 progress=progress,
-            )
-            for check in checks.values():
-                ledger.record(check)
+                edges=ledger.edge_bytes,
+            ):
+                ledger.record(check)  # kept as the ledger keeps it: thousands fit
     ledger.record_orphans(orphans_of(analysis), explained=True)
     return report_of(ledger)
 

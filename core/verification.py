@@ -17,8 +17,8 @@ import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -95,6 +95,23 @@ class FileCheck:
     tail: bytes = b""
     """The first and last bytes of the file (enough to compare excerpt heads/tails)."""
     path: Path | None = None
+    edge_digests: Mapping[tuple[str, int], str] = field(default_factory=dict)
+    """sha256 of the file's first (`("head", n)`) or last (`("tail", n)`) n bytes: what a
+    ledger keeps instead of `head` and `tail` once they were compared (`core.ledger`)."""
+
+    def edge_digest(self, end: str, n: int) -> str | None:
+        """sha256 (hex) of the file's first (`end="head"`) or last `n` bytes, if this check says.
+
+        None when the check has neither those bytes nor their digest: a file
+        shorter than `n`, or a check kept with other ends.
+        """
+        known = self.edge_digests.get((end, n))
+        if known is not None:
+            return known
+        edge = self.head if end == "head" else self.tail
+        if n > len(edge):
+            return None
+        return hashlib.sha256(edge[:n] if end == "head" else edge[len(edge) - n :]).hexdigest()
 
 
 def resolve_inside(directory: Path, name: str) -> tuple[Path | None, str]:
@@ -140,10 +157,15 @@ def check_file(
     name: str,
     *,
     edge_bytes: int = EDGE_BYTES,
+    tail_bytes: int | None = None,
     count_chars: bool = True,
     count_utf16: bool = False,
 ) -> FileCheck:
-    """Hash one artifact in streamed chunks, keeping its first and last `edge_bytes`.
+    """Hash one artifact in streamed chunks, keeping its first `edge_bytes` and last `tail_bytes`.
+
+    `tail_bytes` defaults to `edge_bytes`. A caller that knows what its markers
+    compare asks for only that (`VerificationLedger.edge_bytes`): a worker
+    process sends its checks back pickled, ends and all.
 
     Counting graphemes is streamed too: text is decoded incrementally and cut at
     line feeds, which are always grapheme boundaries, so no cluster spans two
@@ -175,6 +197,7 @@ def check_file(
         size = 0
         head = bytearray()
         tail = b""
+        keep = edge_bytes if tail_bytes is None else tail_bytes
         counter = _CharCounter() if count_chars else None
         units = 0
         while True:
@@ -185,7 +208,8 @@ def check_file(
             size += len(chunk)
             if len(head) < edge_bytes:
                 head += chunk[: edge_bytes - len(head)]
-            tail = (tail + chunk)[-edge_bytes:] if len(chunk) < edge_bytes else chunk[-edge_bytes:]
+            if keep:
+                tail = (tail + chunk)[-keep:] if len(chunk) < keep else chunk[-keep:]
             if counter is not None:
                 counter.feed(chunk)
             if count_utf16:
@@ -227,11 +251,28 @@ def utf16_units_of(chunk: bytes) -> int:
 
 #: Below this many bytes of artifacts, starting worker processes costs more than it saves.
 PARALLEL_CHECK_BYTES = 32 << 20
+#: Files this small on average are sent to the worker processes eight at a time.
+SMALL_FILE_BYTES = 1 << 20
 
 
-def _check_one(args: tuple[Path, str, bool, bool]) -> FileCheck:
-    directory, name, count_chars, count_utf16 = args
-    return check_file(directory, name, count_chars=count_chars, count_utf16=count_utf16)
+Edges = Callable[[str], tuple[int, int]]
+"""The head and tail bytes to keep of a file, by its name (`VerificationLedger.edge_bytes`)."""
+
+
+def _all_edges(name: str) -> tuple[int, int]:
+    return EDGE_BYTES, EDGE_BYTES
+
+
+def _check_one(args: tuple[Path, str, bool, bool, tuple[int, int]]) -> FileCheck:
+    directory, name, count_chars, count_utf16, (head, tail) = args
+    return check_file(
+        directory,
+        name,
+        edge_bytes=head,
+        tail_bytes=tail,
+        count_chars=count_chars,
+        count_utf16=count_utf16,
+    )
 
 
 def check_files(
@@ -242,15 +283,42 @@ def check_files(
     count_utf16: bool = False,
     workers: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
+    edges: Edges = _all_edges,
 ) -> dict[str, FileCheck]:
-    """`check_file` for each name, in `workers` processes when the bytes make it pay.
+    """`iter_checks`, as a dict by name."""
+    return {
+        fc.name: fc
+        for fc in iter_checks(
+            directory,
+            names,
+            count_chars=count_chars,
+            count_utf16=count_utf16,
+            workers=workers,
+            progress=progress,
+            edges=edges,
+        )
+    }
+
+
+def iter_checks(
+    directory: Path,
+    names: Sequence[str],
+    *,
+    count_chars: bool = True,
+    count_utf16: bool = False,
+    workers: int = 1,
+    progress: Callable[[str, int, int], None] | None = None,
+    edges: Edges = _all_edges,
+) -> Iterator[FileCheck]:
+    """`check_file` of each name, in order, in `workers` processes when the bytes make it pay.
 
     Hashing releases the GIL but counting graphemes cannot, and for mixed-script
     artifacts the count costs several times the hash; separate processes are the
     only way a check uses both cores. Small jobs stay in-process. Callers that run
-    threads of their own (a UI) keep `workers=1`.
+    threads of their own (a UI) keep `workers=1`. Each check keeps the ends
+    `edges` says, and is yielded as it is made, so a caller that keeps less of it
+    (a ledger) never holds thousands of files' ends at once.
     """
-    out: dict[str, FileCheck] = {}
     total = 0
     if workers > 1 and len(names) > 1:
         for name in names:
@@ -262,17 +330,17 @@ def check_files(
 
         context = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-            jobs = [(directory, name, count_chars, count_utf16) for name in names]
-            for i, fc in enumerate(pool.map(_check_one, jobs)):
-                out[fc.name] = fc
+            jobs = [(directory, name, count_chars, count_utf16, edges(name)) for name in names]
+            small = total < len(names) * SMALL_FILE_BYTES  # sent in batches: fewer round trips
+            for i, fc in enumerate(pool.map(_check_one, jobs, chunksize=8 if small else 1)):
+                yield fc
                 if progress is not None:
                     progress("artifacts", i + 1, len(names))
-        return out
+        return
     for i, name in enumerate(names):
-        out[name] = check_file(directory, name, count_chars=count_chars, count_utf16=count_utf16)
+        yield _check_one((directory, name, count_chars, count_utf16, edges(name)))
         if progress is not None:
             progress("artifacts", i + 1, len(names))
-    return out
 
 
 class _CharCounter:

@@ -315,13 +315,18 @@ class TranscriptScreen(Screen[None]):
     def on_artifacts_checked(self, msg: ArtifactsChecked) -> None:
         """Files hashed: the ledger takes them; the markers they changed are redrawn."""
         self.header.done, self.header.total = msg.done, msg.total
-        changed: set[int] = set()
+        rows: set[int] = set()
+        look: set[int] = set()
         ledger = self.state.ledger
         for check in msg.checks:
-            changed.update(self.state.record(check))
+            recorded = self.state.record(check)
+            rows.update(recorded.rows)
+            look.update(recorded.look)
             if ledger is not None:
                 self.artifacts.checked(check, ledger.state)
-        self.view.lines_changed(sorted(changed))
+        opened = {key.line for key in self.artifacts}  # an open artifact shows what was checked
+        rows |= look & opened
+        self.view.lines_changed(sorted(rows), same_rows=sorted(look - rows))
         self._update_counts()
 
     def on_orphans_found(self, msg: OrphansFound) -> None:
@@ -339,7 +344,7 @@ class TranscriptScreen(Screen[None]):
         header = self.header
         header.markers = ledger.markers
         header.verified = ledger.verified if self.format is Format.REFERENCE else ledger.matched
-        header.problems = len(ledger.problems())
+        header.problems = ledger.problem_count
         # Apart from the problems: `p` visits lines, and no line names an orphan.
         header.orphans = len(ledger.orphan_warnings()) if ledger.orphans is not None else None
 

@@ -831,23 +831,36 @@ class TranscriptView(ScrollView, can_focus=True):
             self.search(self.search_query)
         return True
 
-    def lines_changed(self, lines: list[int]) -> None:
+    def lines_changed(self, lines: list[int], same_rows: list[int] | None = None) -> None:
         """Transcript `lines` look different (badges, findings): redraw them in both views.
 
         Blocks on screen (cached) are rebuilt at once; the others are counted
         again in a worker (`Recounted`), so thousands of badges turning at the
         end of a check cost the UI thread a set of line numbers, not a build
         each. Until a count lands, a block built on the way (scrolled to)
-        corrects its own count.
+        corrects its own count. Lines `same_rows` keep their rows (a badge of
+        the same width, no finding added): they are redrawn, never recounted.
         """
         for doc in (self.file_doc, self.model_doc):
             if doc is not None:
                 self._recount_lines(doc, lines)
+                if same_rows:
+                    self._restyle_lines(doc, same_rows)
         if self._strips:
             self._strips.clear()
         self._update_size()
         self.refresh()
         self._land()
+
+    def _restyle_lines(self, doc: Document, lines: list[int]) -> None:
+        """Blocks of `lines` look other with the same rows: cached ones rebuilt, the rest dropped
+        from the cache, so a build begun from the old look is refused (their counts hold)."""
+        indexes = [i for i in map(doc.source.index_of_line, lines) if i is not None]
+        cached = [i for i in indexes if i >= doc.blocks or doc.is_cached(i)]
+        for index in cached:
+            doc.rebuild(index)
+        if len(cached) < len(indexes):
+            doc.invalidate(i for i in indexes if i < doc.blocks and not doc.is_cached(i))
 
     def _recount_lines(self, doc: Document, lines: list[int]) -> None:
         indexes = [doc.source.index_of_line(line) for line in lines]

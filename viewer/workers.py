@@ -11,8 +11,8 @@ exactly what it would have said, without a screen or an event loop.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from transcript_view.core.records import SiteKey
 from transcript_view.core.report import analysis_dir, orphans_of
 from transcript_view.core.transcript import Transcript, TranscriptError
 from transcript_view.core.verification import (
+    EDGE_BYTES,
     FileCheck,
     FileState,
     check_file,
@@ -173,6 +174,8 @@ class VerifyJob:
     """Files only a settle names: the ledger needs to know they exist, not their count."""
     utf16: frozenset[str] = frozenset()
     """Files whose UTF-16 length a Claude Code size names."""
+    edges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """The head and tail bytes to keep of each file (`VerificationLedger.edge_bytes`)."""
 
     @classmethod
     def of(cls, ledger: VerificationLedger) -> VerifyJob:
@@ -184,6 +187,7 @@ class VerifyJob:
             wanted,
             frozenset(n for n in wanted if not ledger.counts_chars(n)),
             frozenset(n for n in wanted if ledger.counts_utf16(n)),
+            {n: ledger.edge_bytes(n) for n in wanted},
         )
 
 
@@ -202,10 +206,13 @@ def verify_files(job: VerifyJob, post: Post, cancelled: Cancelled = _never) -> N
         if cancelled():
             return
         assert job.directory is not None  # a ledger wants files only where they can be
+        head, tail = job.edges.get(name, (EDGE_BYTES, EDGE_BYTES))
         batch.append(
             check_file(
                 job.directory,
                 name,
+                edge_bytes=head,
+                tail_bytes=tail,
                 count_chars=name not in job.uncounted,
                 count_utf16=name in job.utf16,
             )

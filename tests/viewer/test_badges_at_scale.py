@@ -112,3 +112,63 @@ async def test_badges_turning_off_screen_are_counted_in_a_worker_not_built(
         lines = {s.line for s in screen.analysis.sites}
         assert len(built) < len(lines) // 2, (len(built), len(lines))
         assert_layout_consistent(screen)  # yet every count is right (this builds them all)
+
+
+def test_a_badge_that_keeps_its_width_is_redrawn_not_recounted(tmp_path: Path) -> None:
+    """ "checking" and "verified" are as wide: a file found as its marker says keeps the
+    marker's rows, so the view redraws that line without counting it again; a missing
+    file adds a finding row, and its line is counted again."""
+    from _runs import write_run
+
+    from transcript_view.core.analysis import analyse
+    from transcript_view.core.transcript import Transcript
+    from transcript_view.core.verification import check_file
+    from transcript_view.viewer.context import AnalysisState
+
+    run = write_run(tmp_path)
+    with Transcript.open(run.path) as t:
+        analysis = analyse(t)
+    state = AnalysisState()
+    state.adopt(analysis, {})
+    site = analysis.excerpt_sites[0]
+    recorded = state.record(check_file(run.artifact_dir, run.artifact_name))
+    assert recorded.rows == [] and recorded.look == [site.line]
+    gone = state.record(FileCheck(run.artifact_name, FileState.MISSING, "gone"))
+    assert gone.rows == [site.line] and gone.look == []
+
+
+def test_same_rows_is_the_builders_count(tmp_path: Path) -> None:
+    """Wherever `same_rows` says a verdict change keeps the rows, the file view's builder
+    gives the marker's block the same count in both verdicts, at every width (and where
+    the badges' widths differ, some width gives other counts: the test can tell)."""
+    from _runs import write_run
+
+    from transcript_view.core.analysis import analyse
+    from transcript_view.core.transcript import Transcript
+    from transcript_view.core.verification import MarkerState
+    from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion, same_rows
+
+    run = write_run(tmp_path)
+    with Transcript.open(run.path) as t:
+        analysis = analyse(t)
+        site = analysis.excerpt_sites[0]
+        state = AnalysisState()
+        state.adopt(analysis, {})
+        ledger = state.ledger
+        assert ledger is not None
+        told: set[tuple[MarkerState, MarkerState]] = set()
+        for width in range(20, 220):  # a badge's width moves a row boundary at some
+            counts = {}
+            for badge in MarkerState:
+                ledger._set_verdict(site.key, (badge, []))
+                ctx = BlockContext(state, {}, Expansion(), width=width)
+                source = FileSource(t, ctx)
+                source.index_complete = True
+                counts[badge] = source.build(site.line - 1).count
+            for old in MarkerState:
+                for new in MarkerState:
+                    if same_rows((old, []), (new, [])):
+                        assert counts[old] == counts[new], (width, old, new)
+                    elif counts[old] != counts[new]:
+                        told.add((old, new))
+        assert (MarkerState.CHECKING, MarkerState.COULD_NOT_BE_STORED) in told
