@@ -7,9 +7,11 @@ at 1 GiB stays under 300 MiB". Each open runs in a child process
 line does); the floor is `bench_throughput`'s (`orjson.loads` of every line,
 one process), measured in the same run. Best of `RUNS` opens (the meter's
 polling and the machine add noise, never subtract it). Inputs: the throughput
-group's 64 MiB and 256 MiB transcripts (8 artifacts) and the open group's
-1 GiB one; and, since "the new formats must meet the same targets", its
-64 MiB and 256 MiB Claude Code sessions and Codex rollouts.
+group's 64 MiB and 256 MiB transcripts (8 artifacts), the open group's
+1 GiB one, and its 1 GiB one with 5,000 stored artifacts of 64 KiB ("memory
+must stay under 300 MiB through every phase at 1 GiB with thousands of
+artifacts": its UI peak is a row); and, since "the new formats must meet the
+same targets", its 64 MiB and 256 MiB Claude Code sessions and Codex rollouts.
 
 Then one more open of the 256 MiB and the 1 GiB file, used as a person
 reads while it works (`idle_meter.py --keys`: `down` and `up` in turn every
@@ -33,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_throughput import floor, floor_parser, inputs  # noqa: E402
+from bench_throughput import MANY_ARTIFACTS, floor, floor_parser, inputs  # noqa: E402
 
 RUNS = 2
 RSS_BUDGET_MIB = 300.0
@@ -102,6 +104,22 @@ def run(
                     "MiB",
                 )
             )
+    row, opens = idle_row(
+        paths["1g-artifacts"],
+        f"reference format, 1,024 MiB, {MANY_ARTIFACTS:,} artifacts",
+        runs,
+        parser,
+    )
+    rows.append(row)
+    rows.append(
+        (
+            f"peak RSS, the {MANY_ARTIFACTS:,}-artifact opens (the UI process)",
+            max(o["ui_hwm"] for o in opens),
+            RSS_BUDGET_MIB,
+            "300 MiB budget (target <= 1)",
+            "MiB",
+        )
+    )
     for key, label in (
         ("claude", "Claude Code session, 64 MiB"),
         ("claude-256m", "Claude Code session, 256 MiB"),
