@@ -119,6 +119,14 @@ def inputs() -> dict[str, Path]:
 MANY_ARTIFACTS = 5000
 
 
+def floor_and_hashes(path: Path, runs: int) -> tuple[float, list[str]]:
+    """The parse floor of `path` plus `sha256sum` of its artifacts (warmed once), and those."""
+    names = sorted(str(p) for p in artifact_dir_for(path).iterdir())
+    sha = ["sha256sum", *names]
+    timed(sha, 1)
+    return floor(path, runs) + timed(sha, runs), names
+
+
 def peak_rss_mib(cmd: list[str]) -> float:
     """Peak RSS (MiB) of one run of `cmd`: its largest process (`wait4`'s `ru_maxrss`)."""
     child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
@@ -156,10 +164,7 @@ def run(
             )
         )
     path = paths["artifacts"]
-    names = sorted(str(p) for p in artifact_dir_for(path).iterdir())
-    sha = ["sha256sum", *names]
-    timed(sha, 1)
-    base = floor(path, runs) + timed(sha, runs)
+    base, names = floor_and_hashes(path, runs)
     ours = timed(check_command(path), runs)
     total = sum(os.path.getsize(n) for n in names) / MiB
     rows.append(
@@ -171,10 +176,7 @@ def run(
         )
     )
     path = paths["1g-artifacts"]
-    names = sorted(str(p) for p in artifact_dir_for(path).iterdir())
-    sha = ["sha256sum", *names]
-    timed(sha, 1)
-    base = floor(path, runs) + timed(sha, runs)
+    base, names = floor_and_hashes(path, runs)
     ours = timed(check_command(path), runs)
     rows.append(
         (

@@ -401,7 +401,8 @@ class VerificationLedger:
         """The ends of `name` this ledger's markers compare, as `(end, bytes)`, or None.
 
         None where a marker reads the file's start as text (another format's
-        preview, a JSON sidecar): its check is kept whole.
+        preview, a JSON sidecar): its check keeps its start whole, and never
+        its end, which no such verdict reads.
         """
         needs: list[tuple[str, int]] = []
         for site in self._by_file.get(name, ()):
@@ -419,7 +420,7 @@ class VerificationLedger:
         """
         needs = self._edge_needs(name)
         if needs is None:
-            return EDGE_BYTES, EDGE_BYTES
+            return EDGE_BYTES, 0  # a sidecar's start is read as text; its end never
         head = max((n for end, n in needs if end == "head"), default=0)
         return head, max((n for end, n in needs if end == "tail"), default=0)
 
@@ -434,8 +435,10 @@ class VerificationLedger:
         verdicts are made from the whole check first.
         """
         needs = self._edge_needs(check.name)
-        if check.state is not FileState.OK or needs is None:
+        if check.state is not FileState.OK:
             return check
+        if needs is None:  # another format's sidecar: its verdict reads the start, not the end
+            return replace(check, tail=b"") if check.tail else check
         digests = {need: check.edge_digest(*need) for need in needs}
         known = {need: digest for need, digest in digests.items() if digest is not None}
         if not check.head and not check.tail and known == check.edge_digests:

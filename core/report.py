@@ -111,7 +111,7 @@ def verify_transcript(
     """Verify an opened transcript: analysis, every named artifact, orphans.
 
     `progress(phase, done, total)` reports `index`, `lines` and `artifacts` phases.
-    `workers` > 1 checks artifacts in that many processes (see `check_files`).
+    `workers` > 1 checks artifacts in that many processes (see `iter_checks`).
     `format` forces a format; by default the file's first lines decide.
 
     Raises:

@@ -275,31 +275,6 @@ def _check_one(args: tuple[Path, str, bool, bool, tuple[int, int]]) -> FileCheck
     )
 
 
-def check_files(
-    directory: Path,
-    names: Sequence[str],
-    *,
-    count_chars: bool = True,
-    count_utf16: bool = False,
-    workers: int = 1,
-    progress: Callable[[str, int, int], None] | None = None,
-    edges: Edges = _all_edges,
-) -> dict[str, FileCheck]:
-    """`iter_checks`, as a dict by name."""
-    return {
-        fc.name: fc
-        for fc in iter_checks(
-            directory,
-            names,
-            count_chars=count_chars,
-            count_utf16=count_utf16,
-            workers=workers,
-            progress=progress,
-            edges=edges,
-        )
-    }
-
-
 def iter_checks(
     directory: Path,
     names: Sequence[str],

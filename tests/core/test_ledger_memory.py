@@ -196,3 +196,30 @@ def test_the_counts_kept_as_verdicts_change_are_the_counts_walked(tmp_path: Path
     for check in good.values():
         ledger.record(check)
     assert tallied() == walked() == (6, 0, 0, 0)
+
+
+def test_a_sidecars_end_is_neither_read_nor_kept() -> None:
+    """A Claude Code marker's verdict reads its sidecar's start (the preview) and size,
+    never its end: 2,000 sidecars of 200 KB had cost `--check` 835 MB, half of it ends."""
+    from _support import CLAUDE_EXAMPLE
+
+    from transcript_view.core.formats.detect import Format
+    from transcript_view.core.formats.readers import analyse_as
+    from transcript_view.core.report import analysis_dir
+
+    with Transcript.open(CLAUDE_EXAMPLE) as t:
+        ledger = VerificationLedger(analyse_as(t, Format.CLAUDE_CODE))
+    directory = analysis_dir(ledger.analysis)
+    assert directory is not None
+    wanted = ledger.wanted()
+    assert wanted
+    whole = VerificationLedger(ledger.analysis)
+    for name in wanted:
+        assert ledger.edge_bytes(name)[1] == 0
+        (check,) = iter_checks(directory, [name], edges=ledger.edge_bytes)
+        assert check.tail == b""
+        ledger.record(check)
+        whole.record(check_file(directory, name))  # both ends, as before
+        assert ledger.checks[name].tail == b""
+    assert ledger.states() == whole.states()
+    assert ledger.findings() == whole.findings()
