@@ -303,7 +303,7 @@ class VerificationLedger:
         # Kept up to date with every verdict (`_set_verdict`), so the header's counts
         # after each batch of checks cost nothing, not a walk of thousands of markers.
         self._states: Counter[MarkerState] = Counter()
-        self._problem_count = sum(1 for f in analysis.findings if is_problem(f))
+        self._problem_count = _problems_in(analysis.findings)
         for site in self._sites:
             self._set_verdict(site.key, verdict_of(site, None))
         # What a line's own rows show (not a marker's): the analysis's errors and
@@ -431,8 +431,9 @@ class VerificationLedger:
         every check: for 3,000 artifacts of 64 KiB that was 384 MB of bytes
         already compared, and the ends an excerpt saw (16 KB for a 16 KB
         observation) were still 80 MB at 5,000. A marker compares the sha256 of
-        an end with its own, so that digest is all a kept check needs. The
-        verdicts are made from the whole check first.
+        an end with its own, so that digest is all a kept check needs; the
+        verdicts of `record` read the kept check, whose digests are the whole
+        check's (each end hashed once).
         """
         needs = self._edge_needs(check.name)
         if check.state is not FileState.OK:

@@ -178,7 +178,8 @@ class AnalysisState:
             for s, old in zip(sites, before, strict=True)
             if not same_rows(old, ledger.verdict(s.key))
         }
-        recount.update(line for line in changed if line not in {s.line for s in sites})
+        site_lines = {s.line for s in sites}
+        recount.update(line for line in changed if line not in site_lines)  # a settle's findings
         return Recorded(
             [line for line in changed if line in recount],
             [line for line in changed if line not in recount],
