@@ -35,7 +35,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_throughput import MANY_ARTIFACTS, floor, floor_parser, inputs  # noqa: E402
+from bench_throughput import (  # noqa: E402
+    MANY_ARTIFACTS,
+    MANY_SIDECARS,
+    SIDECAR_SIZE,
+    floor,
+    floor_parser,
+    inputs,
+)
 
 RUNS = 2
 RSS_BUDGET_MIB = 300.0
@@ -127,6 +134,18 @@ def run(
         ("codex-256m", "Codex rollout, 256 MiB"),
     ):
         rows.append(idle_row(paths[key], label, runs, parser)[0])
+    opens = [open_until_idle(paths["claude-sidecars"]) for _ in range(runs)]
+    print(f"  {MANY_SIDECARS:,} sidecars: {opens}", file=sys.stderr)
+    rows.append(
+        (
+            f"peak RSS, Claude Code session with {MANY_SIDECARS:,} sidecars of "
+            f"{SIDECAR_SIZE // 1000} KB, open until idle (the UI process)",
+            max(o["ui_hwm"] for o in opens),
+            RSS_BUDGET_MIB,
+            "300 MiB budget (target <= 1)",
+            "MiB",
+        )
+    )
     return rows
 
 

@@ -16,6 +16,10 @@ run, and prints it. Medians of 3, warm page cache.
   Target <= 1.25x.
 * **Claude Code, Codex, 64 MiB / 256 MiB** — `gen.claude_session` /
   `gen.codex_rollout`; target <= 2x the floor.
+* **thousands of files** — a 1 GiB transcript with 5,000 artifacts of 64 KiB,
+  and a Claude Code session with 2,000 sidecars of 200 KB
+  (`gen.claude_sidecars`): their time against the floor plus `sha256sum` of the
+  files, for comparison, and each check's peak RSS against the 300 MiB budget.
 """
 
 from __future__ import annotations
@@ -30,7 +34,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gen import DATA, MiB, claude_session, codex_rollout, transcript  # noqa: E402
+from gen import (  # noqa: E402
+    DATA,
+    MiB,
+    claude_session,
+    claude_sidecars,
+    codex_rollout,
+    transcript,
+)
 
 from transcript_view.core.artifacts import artifact_dir_for  # noqa: E402
 
@@ -112,16 +123,28 @@ def inputs() -> dict[str, Path]:
             artifact_size=64 << 10,
             spread=True,
         ),
+        # The same budget for the other formats: a Claude Code sidecar's check keeps
+        # its start, which a preview is compared with.
+        "claude-sidecars": claude_sidecars(DATA / "claude-sidecars", MANY_SIDECARS, SIDECAR_SIZE),
     }
 
 
 #: The stored artifacts of the "thousands of artifacts" input.
 MANY_ARTIFACTS = 5000
+#: The sidecars of the Claude Code session with thousands of them, and their size.
+MANY_SIDECARS = 2000
+SIDECAR_SIZE = 200_000
 
 
-def floor_and_hashes(path: Path, runs: int) -> tuple[float, list[str]]:
-    """The parse floor of `path` plus `sha256sum` of its artifacts (warmed once), and those."""
-    names = sorted(str(p) for p in artifact_dir_for(path).iterdir())
+def floor_and_hashes(
+    path: Path, runs: int, directory: Path | None = None
+) -> tuple[float, list[str]]:
+    """The parse floor of `path` plus `sha256sum` of its artifacts (warmed once), and those.
+
+    `directory` is where the files are, when not the reference's `<stem>.artifacts/`.
+    """
+    where = directory if directory is not None else artifact_dir_for(path)
+    names = sorted(str(p) for p in where.iterdir())
     sha = ["sha256sum", *names]
     timed(sha, 1)
     return floor(path, runs) + timed(sha, runs), names
@@ -196,7 +219,34 @@ def run(
             "MiB",
         )
     )
+    path = paths["claude-sidecars"]
+    base, names = floor_and_hashes(path, runs, sidecar_dir_of(path))
+    ours = timed(check_command(path), runs)
+    rows.append(
+        (
+            f"--check, Claude Code session with {len(names):,} sidecars of "
+            f"{SIDECAR_SIZE // 1000} KB",
+            ours,
+            base,
+            "parse floor of the transcript + sha256sum of the sidecars, for comparison; "
+            "no target (thousands of small files)",
+        )
+    )
+    rows.append(
+        (
+            "peak RSS of that --check (its largest process)",
+            peak_rss_mib(check_command(path)),
+            300.0,
+            "300 MiB budget (target <= 1)",
+            "MiB",
+        )
+    )
     return rows
+
+
+def sidecar_dir_of(path: Path) -> Path:
+    """Where a Claude Code session's sidecars are: `<session>/tool-results/` beside it."""
+    return path.with_suffix("") / "tool-results"
 
 
 if __name__ == "__main__":

@@ -281,6 +281,96 @@ def claude_session(path: Path, size: int) -> Path:
     return _jsonl(path, size, rounds)
 
 
+#: Claude Code 2.1.2+'s marker (CLAUDE_CODE.md, "The markers"), byte for byte.
+PERSISTED_MARKER = (
+    "<persisted-output>\n"
+    "Output too large ({size}). Full output saved to: {path}\n"
+    "\n"
+    "Preview (first 2KB):\n"
+    "{preview}\n...\n</persisted-output>"
+)
+
+
+def claude_sidecars(root: Path, sidecars: int, sidecar_size: int) -> Path:
+    """A Claude Code session whose `sidecars` tool results of `sidecar_size` bytes spilled.
+
+    Laid out as `~/.claude/projects/` holds it: `<root>/<session>.jsonl` and
+    the sidecars in `<root>/<session>/tool-results/`, half of them Bash's
+    (bytes, leading blank lines its preview drops), half a generic tool's
+    (UTF-16 sizes). Every preview is the file's start, so a check finds no
+    problem: it is the reading and keeping of thousands of sidecars that is
+    measured. Returns the transcript's path.
+    """
+    from transcript_view.core.formats.claude_markers import format_file_size, utf16_units
+
+    session = "0b7c6c1e-6f2e-4f5e-9c43-2f1d7a9e4b11"
+    path = root / f"{session}.jsonl"
+    results = root / session / "tool-results"
+    if path.exists() and len(list(results.glob("*.txt"))) >= sidecars:
+        return path
+    results.mkdir(parents=True, exist_ok=True)
+    rows = "".join(f"row {i:07d}: " + "x" * 47 + "\n" for i in range(sidecar_size // 60 + 1))
+    foreign = f"/home/someone/.claude/projects/-home-someone-proj/{session}/tool-results"
+    lines: list[dict[str, object]] = []
+    parent: list[str | None] = [None]
+
+    def base(kind: str, i: int, k: int) -> dict[str, object]:
+        uuid = f"{i:08x}-0000-4000-8000-{k:012d}"
+        obj: dict[str, object] = {
+            "parentUuid": parent[0],
+            "isSidechain": False,
+            "type": kind,
+            "uuid": uuid,
+            "sessionId": session,
+            "timestamp": _ts(i),
+            "cwd": "/home/someone/proj",
+            "version": "2.1.88",
+        }
+        parent[0] = uuid
+        return obj
+
+    for i in range(sidecars):
+        bash = i % 2 == 1
+        tool = f"toolu_{i:020d}"
+        name = f"b{i:06d}.txt" if bash else f"{tool}.txt"
+        full = f"output {i}\n" + rows[: sidecar_size - 12]
+        data = (("\n\n" + full) if bash else full).encode()
+        (results / name).write_bytes(data)
+        preview = full[:2000]
+        preview = preview[: preview.rfind("\n")]
+        size = format_file_size(len(data) if bash else utf16_units(data.decode()))
+        marker = PERSISTED_MARKER.format(size=size, path=f"{foreign}/{name}", preview=preview)
+        call = base("assistant", i, 1)
+        call["message"] = {
+            "id": f"msg_{i:020d}",
+            "role": "assistant",
+            "type": "message",
+            "content": [
+                {"type": "tool_use", "id": tool, "name": "Bash" if bash else "Grep", "input": {}}
+            ],
+        }
+        result = base("user", i, 2)
+        result["message"] = {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool, "content": marker}],
+        }
+        if bash:
+            result["toolUseResult"] = {
+                "stdout": preview,
+                "stderr": "",
+                "interrupted": False,
+                "persistedOutputPath": f"{foreign}/{name}",
+                "persistedOutputSize": len(data),
+            }
+        lines += [call, result]
+    import json
+
+    tmp = path.with_suffix(".partial")
+    tmp.write_text("".join(json.dumps(obj) + "\n" for obj in lines), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
 def codex_rollout(path: Path, size: int) -> Path:
     """A Codex rollout of about `size` bytes: message, function call, output, event rounds."""
     filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 8

@@ -24,7 +24,7 @@ from transcript_view.core.analysis import Analysis
 from transcript_view.core.artifacts import TEMP_PREFIX, TEMP_SUFFIX, artifact_name, is_temp_name
 from transcript_view.core.findings import Finding, Severity
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
-from transcript_view.core.formats.rules import spill_state
+from transcript_view.core.formats.rules import kept_start, spill_state, start_suffices
 from transcript_view.core.markers import MarkerKind, is_safe_basename
 from transcript_view.core.records import MarkerSite, SiteKey
 from transcript_view.core.tables import Operations, id_at
@@ -412,6 +412,10 @@ class VerificationLedger:
                 needs += [("head", site.shape.head_bytes), ("tail", site.shape.tail_bytes)]
         return needs
 
+    def _spill_sites(self, name: str) -> list[SpillSite]:
+        """Another format's markers that name `name` (whose verdicts read its start as text)."""
+        return [s for s in self._by_file.get(name, ()) if isinstance(s, SpillSite)]
+
     def edge_bytes(self, name: str) -> tuple[int, int]:
         """The head and tail bytes of `name` a check must read for this ledger's verdicts.
 
@@ -433,13 +437,14 @@ class VerificationLedger:
         observation) were still 80 MB at 5,000. A marker compares the sha256 of
         an end with its own, so that digest is all a kept check needs; the
         verdicts of `record` read the kept check, whose digests are the whole
-        check's (each end hashed once).
+        check's (each end hashed once). Another format's sidecar keeps the
+        part of its start its previews compare instead (`rules.kept_start`).
         """
         needs = self._edge_needs(check.name)
         if check.state is not FileState.OK:
             return check
-        if needs is None:  # another format's sidecar: its verdict reads the start, not the end
-            return replace(check, tail=b"") if check.tail else check
+        if needs is None:  # another format's sidecar: the start its previews compare, no end
+            return kept_start(self._spill_sites(check.name), check)
         digests = {need: check.edge_digest(*need) for need in needs}
         known = {need: digest for need, digest in digests.items() if digest is not None}
         if not check.head and not check.tail and known == check.edge_digests:
@@ -450,9 +455,9 @@ class VerificationLedger:
         """Whether a check (carried from another ledger, kept with other ends) says what this
         ledger's markers compare; if not, the file is hashed again."""
         needs = self._edge_needs(check.name)
-        whole = min(check.size, EDGE_BYTES)
         if needs is None:
-            return len(check.head) >= whole
+            return start_suffices(self._spill_sites(check.name), check)
+        whole = min(check.size, EDGE_BYTES)
         return all(
             check.edge_digest(end, n) is not None
             or len(check.head if end == "head" else check.tail) >= whole  # shorter than n

@@ -98,6 +98,9 @@ class FileCheck:
     edge_digests: Mapping[tuple[str, int], str] = field(default_factory=dict)
     """sha256 of the file's first (`("head", n)`) or last (`("tail", n)`) n bytes: what a
     ledger keeps instead of `head` and `tail` once they were compared (`core.ledger`)."""
+    looks_like_json: bool | None = None
+    """Whether a `.json` sidecar looks like JSON, judged before a ledger cut its `head` to
+    what the previews compare (`core.formats.rules.kept_start`); None: judge from `head`."""
 
     def edge_digest(self, end: str, n: int) -> str | None:
         """sha256 (hex) of the file's first (`end="head"`) or last `n` bytes, if this check says.

@@ -17,6 +17,7 @@ cursor or scroll position itself.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from array import array
@@ -254,8 +255,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._rows_coming = False
         """An analysis that measures rows is reading: past what it has measured, the
         file view waits for it instead of parsing every line a second time."""
-        self._sized_at = 0.0
-        """When the virtual size was last set (`_grow_size` spaces the growing ones)."""
+        self._sized_at = -math.inf
+        """When the virtual size was last set (`_grow_size` spaces the growing ones);
+        never, at first (`time.monotonic` may be small: it counts from the boot)."""
         self._size_timer: Timer | None = None
         self._rows_arrived = threading.Event()
         """Set when measured rows arrive or stop coming: a layout worker waiting for

@@ -12,6 +12,8 @@ ones the tool produced: no digest was written, so the best badge is
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import replace
 
 from transcript_view.core.findings import Finding
 from transcript_view.core.formats.claude_markers import (
@@ -20,7 +22,7 @@ from transcript_view.core.formats.claude_markers import (
     is_prefix_utf16,
 )
 from transcript_view.core.formats.model import SpillForm, SpillSite
-from transcript_view.core.verification import FileCheck, FileState, MarkerState
+from transcript_view.core.verification import EDGE_BYTES, FileCheck, FileState, MarkerState
 
 #: Claude Code truncates a Bash output file at this size and keeps the real size apart.
 BASH_FILE_CAP = 64 << 20
@@ -148,6 +150,8 @@ def _file_notes(site: SpillSite, fc: FileCheck) -> list[Finding]:
 
 
 def _looks_like_json(fc: FileCheck) -> bool:
+    if fc.looks_like_json is not None:
+        return fc.looks_like_json  # judged before its start was cut (`kept_start`)
     if fc.size <= len(fc.head):
         try:
             json.loads(fc.head.decode("utf-8"))
@@ -155,6 +159,72 @@ def _looks_like_json(fc: FileCheck) -> bool:
             return False
         return True
     return fc.head.lstrip()[:1] in (b"[", b"{")
+
+
+# -- what a kept check must hold -------------------------------------------------------------
+
+
+def start_needed(site: SpillSite, head: bytes, size: int) -> int | None:
+    """How many bytes of a sidecar's start `head` the verdict of `site` reads; None: all of it.
+
+    `spill_state` compares the preview with the first `len(preview) + 1` code
+    points of the file's text (after Bash's leading blank lines, which the
+    viewer's seen/unseen bar counts as seen). A code point
+    of a UTF-8 decode, a replacement character included, takes at most four
+    bytes, so the first `4 * n` bytes decode to the whole head's first `n`
+    code points, whatever the file holds. One code point more than compared
+    is kept, so a kept start, asked again, still holds what it compares
+    (`start_suffices`). None where the comparison reaches the end of the
+    text, or where Bash's trailing-space trim of a whole file does.
+    """
+    if site.preview is None or not site.form.stored or not site.safe_name:
+        return 0  # no preview to compare or show: the verdict reads sizes and the JSON verdict
+    text = head.decode("utf-8", "replace")
+    compared = len(site.preview) + 1
+    lead = len(text) - len(bash_preview_source(text, whole=False)) if site.bash else 0
+    chars = lead + compared
+    if chars >= len(text):
+        return None
+    whole = size <= len(head)
+    if site.bash and whole and len(text.rstrip()) - lead <= compared:
+        return None  # the trim of the end reaches what is compared
+    return min(len(head), 4 * (chars + 1))
+
+
+def kept_start(sites: Sequence[SpillSite], fc: FileCheck) -> FileCheck:
+    """`fc` as a ledger keeps it for `sites`: the start their previews compare, and no end.
+
+    A check holds up to 256 KiB of its sidecar's start, and a ledger keeps
+    every check: 2,000 sidecars of 200 KB held 400 MB after their previews
+    (2 KB) were compared. What else a verdict read of the cut part, whether a
+    `.json` sidecar parses, is kept as `looks_like_json`. The verdicts of the
+    kept check are the whole check's (`start_needed`; held by a property test).
+    """
+    if fc.state is not FileState.OK:
+        return fc
+    needs = [start_needed(site, fc.head, fc.size) for site in sites]
+    keep = len(fc.head) if None in needs else max((n for n in needs if n is not None), default=0)
+    if keep >= len(fc.head):
+        return replace(fc, tail=b"") if fc.tail else fc
+    judged = fc.looks_like_json
+    if judged is None and fc.name.endswith(".json"):
+        judged = _looks_like_json(fc)
+    return replace(fc, head=fc.head[:keep], tail=b"", looks_like_json=judged)
+
+
+def start_suffices(sites: Sequence[SpillSite], fc: FileCheck) -> bool:
+    """Whether a check (carried from another ledger) holds what `sites`' verdicts read.
+
+    A check whose start was cut for other markers (a follow-mode ledger's new
+    marker naming an old file, with a longer preview) does not, and its file
+    is read again; one cut for the same markers does, so a live session's
+    sidecars are read once.
+    """
+    if len(fc.head) >= min(fc.size, EDGE_BYTES):
+        return True  # the start as read, not cut
+    if fc.looks_like_json is None and fc.name.endswith(".json"):
+        return False
+    return all(start_needed(site, fc.head, fc.size) is not None for site in sites)
 
 
 def site_notes(site: SpillSite) -> list[Finding]:

@@ -133,3 +133,20 @@ def test_gen_from_a_python_without_the_project_runs_in_the_project_env(tmp_path:
     )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "bare.jsonl").stat().st_size >= 16 * 1024
+
+
+def test_the_sidecar_session_is_a_claude_code_session_whose_previews_all_match(
+    tmp_path: Path,
+) -> None:
+    """The benchmark input with thousands of sidecars is what its rows say it is."""
+    gen = _load(GEN, "gen_sidecars")
+    path = gen.claude_sidecars(tmp_path / "proj", 6, 20_000)
+    sidecars = sorted((path.with_suffix("") / "tool-results").iterdir())
+    assert len(sidecars) == 6
+    assert all(abs(f.stat().st_size - 20_000) < 64 for f in sidecars)
+    code, report = _check_json(path)
+    assert code == 0, report
+    assert report["format"] == "claude-code"
+    assert report["findings"] == []
+    assert [b["state"] for b in report["badges"]] == ["preview matches"] * 6  # type: ignore[attr-defined]
+    assert gen.claude_sidecars(tmp_path / "proj", 6, 20_000) == path  # reused, not rewritten

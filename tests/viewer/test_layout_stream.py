@@ -14,6 +14,7 @@ step of the worker.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,9 @@ async def test_rows_appended_below_the_screen_leave_it_drawn_and_grow_the_size_l
         drawn = len(view._strips)
         height = view.virtual_size.height
         assert drawn and height == doc.total_rows
-        view._sized_at = 0.0  # long ago: the first growth goes at once
+        # Long ago, the first growth goes at once. Not 0.0: `time.monotonic()` counts from
+        # the boot, and a machine up for less than SIZE_SECONDS failed this test.
+        view._sized_at = -math.inf
         view.apply_chunk(doc, LayoutChunk("file", doc.generation, doc.blocks, [3] * 10))
         assert view.virtual_size.height == doc.total_rows == height + 30
         view.apply_chunk(doc, LayoutChunk("file", doc.generation, doc.blocks, [2] * 10))
