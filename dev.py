@@ -97,13 +97,19 @@ def ensure_env() -> None:
     STAMP.write_text(_wanted_stamp())
 
 
-def ensure_pyte() -> None:
-    """The first-paint meter emulates a terminal with pyte, a benchmark-only dependency."""
-    if subprocess.call([str(PY), "-c", "import pyte"], stderr=subprocess.DEVNULL) != 0:
-        print("dev.py: installing pyte (the benchmarks' terminal emulator) into .venv/",
-              file=sys.stderr)
-        pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
-        subprocess.run([*pip, "install", "pyte==0.8.2"], check=True)
+#: Benchmark-only tools, by the module that tells whether each is there: pyte, the
+#: first-paint meter's terminal emulator; orjson, the parse floor issue 11 names
+#: (`orjson.loads` of every line; msgspec stands in without it, and is faster).
+BENCH_TOOLS = (("pyte", "pyte==0.8.2"), ("orjson", "orjson==3.13.0"))
+
+
+def ensure_bench_tools() -> None:
+    """Install the benchmarks' own tools into `.venv/` when they are missing."""
+    for module, pin in BENCH_TOOLS:
+        if subprocess.call([str(PY), "-c", f"import {module}"], stderr=subprocess.DEVNULL) != 0:
+            print(f"dev.py: installing {pin} (for the benchmarks) into .venv/", file=sys.stderr)
+            pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
+            subprocess.run([*pip, "install", pin], check=True)
 
 
 def run(*args: str, cwd: Path = ROOT) -> int:
@@ -211,7 +217,7 @@ def main(argv: list[str]) -> int:
     if task == "keys":
         return task_keys()
     if task == "bench":
-        ensure_pyte()
+        ensure_bench_tools()
         return run(str(ROOT / "benchmarks" / "run.py"), *rest)
     print(f"dev.py: unknown task {task!r}; see `python3 dev.py --help`", file=sys.stderr)
     return 2

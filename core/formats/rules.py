@@ -169,13 +169,13 @@ def start_needed(site: SpillSite, head: bytes, size: int) -> int | None:
 
     `spill_state` compares the preview with the first `len(preview) + 1` code
     points of the file's text (after Bash's leading blank lines, which the
-    viewer's seen/unseen bar counts as seen). A code point
-    of a UTF-8 decode, a replacement character included, takes at most four
-    bytes, so the first `4 * n` bytes decode to the whole head's first `n`
-    code points, whatever the file holds. One code point more than compared
-    is kept, so a kept start, asked again, still holds what it compares
-    (`start_suffices`). None where the comparison reaches the end of the
-    text, or where Bash's trailing-space trim of a whole file does.
+    viewer's seen/unseen bar counts as seen). A code point of a UTF-8 decode,
+    a replacement character included, takes at most four bytes, so the first
+    `4 * n` bytes decode to the whole head's first `n` code points, whatever
+    the file holds. One code point more than compared is kept, so a kept
+    start, asked again, still holds what it compares (`start_suffices`).
+    None where the comparison reaches the end of the text, or where Bash's
+    trailing-space trim of a whole file does.
     """
     if site.preview is None or not site.form.stored or not site.safe_name:
         return 0  # no preview to compare or show: the verdict reads sizes and the JSON verdict
