@@ -199,49 +199,39 @@ def run(
         )
     )
     path = paths["1g-artifacts"]
-    base, names = floor_and_hashes(path, runs)
-    ours = timed(check_command(path), runs)
-    rows.append(
-        (
-            f"--check, 1,024 MiB with {len(names):,} artifacts of 64 KiB",
-            ours,
-            base,
-            "parse floor of the transcript + sha256sum of the artifacts, for comparison; "
-            "no target (thousands of small files)",
-        )
-    )
-    rows.append(
-        (
-            "peak RSS of that --check (its largest process)",
-            peak_rss_mib(check_command(path)),
-            300.0,
-            "300 MiB budget (target <= 1)",
-            "MiB",
-        )
-    )
+    rows += many_files_rows(path, f"1,024 MiB with {MANY_ARTIFACTS:,} artifacts of 64 KiB", runs)
     path = paths["claude-sidecars"]
-    base, names = floor_and_hashes(path, runs, sidecar_dir_of(path))
+    label = f"Claude Code session with {MANY_SIDECARS:,} sidecars of {SIDECAR_SIZE // 1000} KB"
+    rows += many_files_rows(path, label, runs, sidecar_dir_of(path))
+    return rows
+
+
+def many_files_rows(
+    path: Path, label: str, runs: int, directory: Path | None = None
+) -> list[tuple[str, float, float, str] | tuple[str, float, float, str, str]]:
+    """`--check` of a transcript with thousands of files, and that check's peak RSS.
+
+    Its time is printed against the floor plus `sha256sum` of the files, with no
+    target (thousands of small files); its peak against the 300 MiB budget.
+    """
+    base, _ = floor_and_hashes(path, runs, directory)
     ours = timed(check_command(path), runs)
-    rows.append(
+    return [
         (
-            f"--check, Claude Code session with {len(names):,} sidecars of "
-            f"{SIDECAR_SIZE // 1000} KB",
+            f"--check, {label}",
             ours,
             base,
-            "parse floor of the transcript + sha256sum of the sidecars, for comparison; "
+            "parse floor of the transcript + sha256sum of its files, for comparison; "
             "no target (thousands of small files)",
-        )
-    )
-    rows.append(
+        ),
         (
             "peak RSS of that --check (its largest process)",
             peak_rss_mib(check_command(path)),
             300.0,
             "300 MiB budget (target <= 1)",
             "MiB",
-        )
-    )
-    return rows
+        ),
+    ]
 
 
 def sidecar_dir_of(path: Path) -> Path:

@@ -36,12 +36,19 @@ _PIECES = st.sampled_from(
 _BAD_BYTES = st.sampled_from([b"\xff", b"\xe2\x82", b"\xf0\x9f\x98", b"\x80"])
 
 
-def _site(preview: str, *, bash: bool = False, name: str = "t.txt") -> SpillSite:
+def _site(
+    preview: str | None,
+    *,
+    bash: bool = False,
+    name: str = "t.txt",
+    line: int = 1,
+    form: SpillForm = SpillForm.PERSISTED,
+) -> SpillSite:
     return SpillSite(
-        line=1,
+        line=line,
         offset=0,
         format=Format.CLAUDE_CODE,
-        form=SpillForm.PERSISTED,
+        form=form,
         block=0,
         start=0,
         end=0,
@@ -86,21 +93,7 @@ def _cases(draw: st.DrawFn) -> tuple[list[SpillSite], FileCheck]:
         elif how == 2:
             preview = None
         form = SpillForm.PERSISTED if how != 3 else SpillForm.MCP_SAVED
-        sites.append(
-            SpillSite(
-                line=i + 1,
-                offset=0,
-                format=Format.CLAUDE_CODE,
-                form=form,
-                block=0,
-                start=0,
-                end=0,
-                file=name,
-                preview=preview,
-                bash=bash,
-                size_text=None,
-            )
-        )
+        sites.append(_site(preview, bash=bash, name=name, line=i + 1, form=form))
     return sites, FileCheck(name, FileState.OK, size=size, head=head, tail=b"tail")
 
 
