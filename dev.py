@@ -99,7 +99,7 @@ def ensure_env() -> None:
 
 #: Benchmark-only tools, by the module that tells whether each is there: pyte, the
 #: first-paint meter's terminal emulator; orjson, the parse floor issue 11 names
-#: (`orjson.loads` of every line; msgspec stands in without it, and is faster).
+#: (`orjson.loads` of every line; msgspec's decoder stands in without it).
 BENCH_TOOLS = (("pyte", "pyte==0.8.2"), ("orjson", "orjson==3.13.0"))
 
 
