@@ -242,13 +242,7 @@ counter_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObjec
     } else if (PyUnicode_CheckExact(kind) && PyDict_CheckExact(p)) {
         rows = count(c->spec, kind, p);
     }
-    if (rows == ERR) {
-        return NULL;
-    }
-    if (rows == ASK) {
-        return PyObject_Vectorcall(c->fallback, args, nargs, NULL);
-    }
-    return PyLong_FromLong(rows);
+    return answer(rows, c->fallback, args, nargs);
 }
 
 static PyObject *

@@ -39,6 +39,20 @@ item(PyObject *d, PyObject *key, int *err)
     return v;
 }
 
+/* What a counter's call returns for `rows`: the count, NULL on an error, or the Python
+ * measure's answer (`fallback(*args)`) where the count asked for it. */
+static inline PyObject *
+answer(long rows, PyObject *fallback, PyObject *const *args, size_t nargs)
+{
+    if (rows == ERR) {
+        return NULL;
+    }
+    if (rows == ASK) {
+        return PyObject_Vectorcall(fallback, args, nargs, NULL);
+    }
+    return PyLong_FromLong(rows);
+}
+
 /* `*slot` = the interned `text`: 0, or -1 on an error. */
 static inline int
 intern(PyObject **slot, const char *text)

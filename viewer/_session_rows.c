@@ -825,13 +825,7 @@ session_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObjec
         }
         Py_DECREF(obj);
     }
-    if (rows == ERR) {
-        return NULL;
-    }
-    if (rows == ASK) {
-        return PyObject_Vectorcall(c->fallback, args, nargs, NULL);
-    }
-    return PyLong_FromLong(rows);
+    return answer(rows, c->fallback, args, nargs);
 }
 
 /* A helper named `name` in the `helpers` dict, new reference; NULL (error set) if absent. */
