@@ -33,16 +33,37 @@
 
 /* The loop: look up the code point's class, take the transition, add its
  * boundary bit. A state is stored premultiplied by the number of classes, so
- * one addition finds its row; the start state is 0. */
+ * one addition finds its row; the start state is 0.
+ *
+ * Most text is runs of printable ASCII (a log with one accented word is still
+ * a Latin-1 str, an emoji makes it UCS-4). In `plain`, the state after such a
+ * character, another one is a boundary and leaves the state as it was
+ * (`plain_state` checked that on these very tables), so a run is skipped with
+ * one comparison a code point instead of a dependent chain of table reads. */
+#define PLAIN_LO 0x20u
+#define PLAIN_SPAN 0x5Fu /* U+0020..U+007E */
+#define NO_PLAIN UINT32_MAX
 #define DEFINE_COUNT(NAME, TYPE)                                              \
     static Py_ssize_t                                                         \
     NAME(const TYPE *text, Py_ssize_t n, const uint16_t *stage1,              \
-         const uint8_t *stage2, const uint16_t *moves)                        \
+         const uint8_t *stage2, const uint16_t *moves, uint32_t plain)        \
     {                                                                         \
         Py_ssize_t breaks = 0;                                                \
         unsigned int state = 0;                                               \
-        for (Py_ssize_t i = 0; i < n; i++) {                                  \
-            Py_UCS4 cp = text[i];                                             \
+        Py_ssize_t i = 0;                                                     \
+        while (i < n) {                                                       \
+            if (state == plain) {                                             \
+                Py_ssize_t j = i;                                             \
+                while (j < n && (uint32_t)text[j] - PLAIN_LO < PLAIN_SPAN) {  \
+                    j++;                                                      \
+                }                                                             \
+                breaks += j - i;                                              \
+                i = j;                                                        \
+                if (i == n) {                                                 \
+                    break;                                                    \
+                }                                                             \
+            }                                                                 \
+            Py_UCS4 cp = text[i++];                                           \
             unsigned int cls = stage2[((size_t)stage1[cp >> BLOCK_SHIFT]      \
                                        << BLOCK_SHIFT) | (cp & (BLOCK_SIZE - 1))]; \
             unsigned int move = moves[state + cls];                           \
@@ -66,6 +87,7 @@ typedef struct {
     PyObject *stage2;
     PyObject *moves;
     Py_ssize_t classes;
+    uint32_t plain; /* the state printable ASCII keeps (`plain_state`), or NO_PLAIN */
 } Automaton;
 
 /* Whether every index the loop can form from these tables is in bounds, so
@@ -110,6 +132,31 @@ tables_ok(PyObject *o1, PyObject *o2, PyObject *o3, Py_ssize_t classes)
     return 1;
 }
 
+/* The state a run of printable ASCII can be skipped in: the one the first of
+ * them leads to from the start, when every one of them has the same class and
+ * that class, read in that state, is a boundary back to it. Derived from the
+ * tables, not assumed: other tables get NO_PLAIN, and the plain loop. */
+static uint32_t
+plain_state(const uint16_t *stage1, const uint8_t *stage2, const uint16_t *moves)
+{
+    unsigned int cls = 0;
+    for (Py_UCS4 cp = PLAIN_LO; cp < PLAIN_LO + PLAIN_SPAN; cp++) {
+        unsigned int c = stage2[((size_t)stage1[cp >> BLOCK_SHIFT] << BLOCK_SHIFT) |
+                                (cp & (BLOCK_SIZE - 1))];
+        if (cp == PLAIN_LO) {
+            cls = c;
+        }
+        else if (c != cls) {
+            return NO_PLAIN;
+        }
+    }
+    unsigned int state = moves[cls] >> 1;
+    if (moves[state + cls] != ((state << 1) | 1u)) {
+        return NO_PLAIN;
+    }
+    return state;
+}
+
 static PyObject *
 automaton_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -131,6 +178,9 @@ automaton_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->stage2 = Py_NewRef(o2);
     self->moves = Py_NewRef(o3);
     self->classes = classes;
+    self->plain = plain_state((const uint16_t *)PyBytes_AS_STRING(o1),
+                              (const uint8_t *)PyBytes_AS_STRING(o2),
+                              (const uint16_t *)PyBytes_AS_STRING(o3));
     return (PyObject *)self;
 }
 
@@ -184,13 +234,13 @@ automaton_count(PyObject *op, PyObject *text)
     }
     switch (kind) {
     case PyUnicode_1BYTE_KIND:
-        breaks = count_ucs1((const Py_UCS1 *)data, n, stage1, stage2, moves);
+        breaks = count_ucs1((const Py_UCS1 *)data, n, stage1, stage2, moves, self->plain);
         break;
     case PyUnicode_2BYTE_KIND:
-        breaks = count_ucs2((const Py_UCS2 *)data, n, stage1, stage2, moves);
+        breaks = count_ucs2((const Py_UCS2 *)data, n, stage1, stage2, moves, self->plain);
         break;
     default:
-        breaks = count_ucs4((const Py_UCS4 *)data, n, stage1, stage2, moves);
+        breaks = count_ucs4((const Py_UCS4 *)data, n, stage1, stage2, moves, self->plain);
         break;
     }
     if (save != NULL) {
@@ -200,6 +250,18 @@ automaton_count(PyObject *op, PyObject *text)
     Py_DECREF(text);
     return PyLong_FromSsize_t(breaks);
 }
+
+static PyObject *
+automaton_plain_runs(PyObject *op, void *closure)
+{
+    return PyBool_FromLong(((Automaton *)op)->plain != NO_PLAIN);
+}
+
+static PyGetSetDef automaton_getset[] = {
+    {"plain_runs", automaton_plain_runs, NULL,
+     "Whether runs of printable ASCII are skipped (the tables allow it).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 static PyMethodDef automaton_methods[] = {
     {"count", automaton_count, METH_O, count_doc},
@@ -220,6 +282,7 @@ static PyType_Slot automaton_slots[] = {
     {Py_tp_new, automaton_new},
     {Py_tp_dealloc, automaton_dealloc},
     {Py_tp_methods, automaton_methods},
+    {Py_tp_getset, automaton_getset},
     {Py_tp_doc, (void *)automaton_doc},
     {0, NULL},
 };

@@ -9,3 +9,6 @@ class Automaton:
     def __init__(self, stage1: bytes, stage2: bytes, moves: bytes, classes: int) -> None: ...
     def count(self, text: str, /) -> int:
         """Number of code points of `text` before which there is a boundary."""
+    @property
+    def plain_runs(self) -> bool:
+        """Whether runs of printable ASCII are skipped (what these tables allow)."""

@@ -51,8 +51,17 @@ _serving = False
 
 def workers_for(nbytes: int) -> int:
     """How many processes to share `nbytes` of a transcript's work between (1: stay here)."""
+    return 1 if nbytes < PARALLEL_BYTES else worker_count()
+
+
+def worker_count() -> int:
+    """How many processes this process may share work between, whatever its size (1: none).
+
+    One a core, where forking is safe: not in a worker (a pass server's own
+    excepted), nor once this process runs threads.
+    """
     cores = os.cpu_count() or 1
-    if cores < 2 or nbytes < PARALLEL_BYTES:
+    if cores < 2:
         return 1
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
@@ -204,14 +213,15 @@ class _Kept(enum.Enum):
     """What a request names instead of sending it again (pickled by name)."""
 
     TRANSCRIPT = "the transcript the server was sent last, its index unchanged"
-    PREVIOUS = "the result the server sent back last"
+    PREVIOUS = "the last result the server sent back that can be named again"
 
 
 _HELD, _PREVIOUS = _Kept.TRANSCRIPT, _Kept.PREVIOUS
 
 
 class _Held:
-    """What the server keeps between jobs: the last transcript and the last result.
+    """What the server keeps between jobs: the last transcript and the last result
+    that can be named again (an analysis, not the count of a job after it).
 
     A gigabyte's line index is 20 MB and its analysis 30 MB pickled; a view
     laid out after its analysis would send both back to where they came from.
@@ -264,7 +274,8 @@ def _serve_one(
         data = _dumps(result, transcript)
         conn.send(("done", None))
         _send_result(conn, data)
-        held.previous = result
+        if _weak(result) is not None:  # as the caller keeps it (`PassServer.run`)
+            held.previous = result
     except Cancelled:
         conn.send(("cancelled", None))
     except Exception as exc:
@@ -349,7 +360,11 @@ class PassServer:
                     if kind == "cancelled":
                         return None
                     result = _load_result(self._conn, transcript)
-                    self._previous = _weak(result)
+                    # A value that cannot be named again (an int, a list: a count
+                    # or a check's result) leaves the one before it to be named.
+                    kept = _weak(result)
+                    if kept is not None:
+                        self._previous = kept
                     return result
             except EOFError:
                 raise OSError("the pass server stopped") from None

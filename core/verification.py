@@ -260,6 +260,8 @@ SMALL_FILE_BYTES = 1 << 20
 
 Edges = Callable[[str], tuple[int, int]]
 """The head and tail bytes to keep of a file, by its name (`VerificationLedger.edge_bytes`)."""
+Counts = Callable[[str], tuple[bool, bool]]
+"""Whether to count a file's graphemes and its UTF-16 units, by its name."""
 
 
 def _all_edges(name: str) -> tuple[int, int]:
@@ -287,6 +289,7 @@ def iter_checks(
     workers: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
     edges: Edges = _all_edges,
+    counts: Counts | None = None,
 ) -> Iterator[FileCheck]:
     """`check_file` of each name, in order, in `workers` processes when the bytes make it pay.
 
@@ -295,8 +298,14 @@ def iter_checks(
     only way a check uses both cores. Small jobs stay in-process. Callers that run
     threads of their own (a UI) keep `workers=1`. Each check keeps the ends
     `edges` says, and is yielded as it is made, so a caller that keeps less of it
-    (a ledger) never holds thousands of files' ends at once.
+    (a ledger) never holds thousands of files' ends at once. `counts`, where
+    given, says per name what to count instead of `count_chars` and `count_utf16`.
     """
+
+    def uniform(name: str) -> tuple[bool, bool]:
+        return count_chars, count_utf16
+
+    wants = counts or uniform
     total = 0
     if workers > 1 and len(names) > 1:
         for name in names:
@@ -307,16 +316,21 @@ def iter_checks(
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-            jobs = [(directory, name, count_chars, count_utf16, edges(name)) for name in names]
+        pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+        try:
+            jobs = [(directory, name, *wants(name), edges(name)) for name in names]
             small = total < len(names) * SMALL_FILE_BYTES  # sent in batches: fewer round trips
             for i, fc in enumerate(pool.map(_check_one, jobs, chunksize=8 if small else 1)):
                 yield fc
                 if progress is not None:
                     progress("artifacts", i + 1, len(names))
+        finally:
+            # A caller that stops early (a cancelled job) waits for the files being
+            # checked, not for the thousands queued behind them.
+            pool.shutdown(wait=True, cancel_futures=True)
         return
     for i, name in enumerate(names):
-        yield _check_one((directory, name, count_chars, count_utf16, edges(name)))
+        yield _check_one((directory, name, *wants(name), edges(name)))
         if progress is not None:
             progress("artifacts", i + 1, len(names))
 

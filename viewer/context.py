@@ -153,11 +153,37 @@ class AnalysisState:
         self.index = AnalysisIndex.build(analysis)
         carried = old_ledger.checks if old_ledger is not None else checks
         self.ledger = VerificationLedger(analysis, carried)
-        changed = old_index.lines_with_markers() | self.index.lines_with_markers()
-        changed |= self.ledger.finding_lines()
+        changed = self.ledger.finding_lines()
         if old_ledger is not None:
             changed |= old_ledger.finding_lines()
-        return changed
+        marker_lines = old_index.lines_with_markers() | self.index.lines_with_markers()
+        if isinstance(analysis, SessionAnalysis) or isinstance(old_index.analysis, SessionAnalysis):
+            return changed | marker_lines  # tags and previews: rows only the whole file can say
+        # Thousands of markers still "checking" as they were when counted: their
+        # rows stay, and recounting them held the GIL for a second at 1 GiB
+        # while the artifact check waited for it.
+        return changed | {
+            line for line in marker_lines if self._rows_may_change(line, old_index, old_ledger)
+        }
+
+    def _rows_may_change(
+        self, line: int, old_index: AnalysisIndex, old_ledger: VerificationLedger | None
+    ) -> bool:
+        """Whether a line's marker rows may differ from what the old state gave them.
+
+        Before the first analysis the builders took each marker's quoted flag
+        from the provisional rule (`AnalysisIndex.markers_of`), which the
+        analysis keeps, except in a tool result with several markers: the end
+        of the pass may choose another one as the excerpt's own.
+        """
+        sites = self.index.sites_by_line.get(line, [])
+        if old_index.analysis is None:
+            if sum(1 for s in sites if isinstance(s, MarkerSite) and s.role == "tool") > 1:
+                return True
+            before = _marker_look(sites, None)
+        else:
+            before = _marker_look(old_index.sites_by_line.get(line, []), old_ledger)
+        return before is None or before != _marker_look(sites, self.ledger)
 
     def record(self, check: FileCheck) -> Recorded:
         """One file hashed: the lines whose rows it changed (the ledger says which).
@@ -196,10 +222,7 @@ class AnalysisState:
 
     def state(self, key: SiteKey, marker: Marker) -> MarkerState:
         """A marker's badge: the ledger's, or (before any analysis) the one its form gives."""
-        if self.ledger is not None:
-            return self.ledger.state(key)
-        provisional = MarkerSite(key.line, None, "tool", marker, False)
-        return site_state(provisional, None)[0]
+        return _badge_state(self.ledger, key, marker)
 
     def site_state(self, key: SiteKey) -> MarkerState:
         """A marker's badge by its key alone (another format's: no form to fall back on)."""
@@ -216,6 +239,35 @@ class AnalysisState:
     def check_of(self, name: str) -> FileCheck | None:
         """The recorded check of one artifact file, if any."""
         return self.ledger.check_of(name) if self.ledger is not None else None
+
+
+def _badge_state(ledger: VerificationLedger | None, key: SiteKey, marker: Marker) -> MarkerState:
+    if ledger is not None:
+        return ledger.state(key)
+    provisional = MarkerSite(key.line, None, "tool", marker, False)
+    return site_state(provisional, None)[0]
+
+
+def _marker_look(
+    sites: list[Site], ledger: VerificationLedger | None
+) -> tuple[tuple[object, ...], ...] | None:
+    """What a line's marker rows read of an analysis and its ledger (None: not known).
+
+    `RowBuilder.marker` draws a quoted marker from its text alone, and an
+    excerpt's own from its text, its badge (only the width counts, as in
+    `same_rows`) and its findings.
+    """
+    look: list[tuple[object, ...]] = []
+    for site in sites:
+        if not isinstance(site, MarkerSite):
+            return None
+        if site.quoted:
+            look.append((site.marker, True))
+            continue
+        state = _badge_state(ledger, site.key, site.marker)
+        findings = ledger.findings_of(site.key) if ledger is not None else []
+        look.append((site.marker, False, badge_text(state).cell_len, *findings))
+    return tuple(look)
 
 
 class Recorded(NamedTuple):

@@ -10,9 +10,8 @@ exactly what it would have said, without a screen or an event loop.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +29,11 @@ from transcript_view.core.records import SiteKey
 from transcript_view.core.report import analysis_dir, orphans_of
 from transcript_view.core.transcript import Transcript, TranscriptError
 from transcript_view.core.verification import (
-    EDGE_BYTES,
     FileCheck,
     FileState,
-    check_file,
     resolve_inside,
 )
-from transcript_view.viewer.background import analysis_job
+from transcript_view.viewer.background import FileJob, analysis_job, verify_job
 from transcript_view.viewer.messages import (
     AnalysisFailed,
     AnalysisReady,
@@ -63,8 +60,6 @@ Cancelled = Callable[[], bool]
 FIRST_INDEX_BYTES = 1 << 20
 #: Bytes indexed per later step (between progress messages).
 INDEX_STEP_BYTES = 32 << 20
-#: Seconds between two `ArtifactsChecked` messages while files are being hashed.
-CHECK_POST_SECONDS = 0.1
 #: Bytes of an artifact indexed between two looks at whether a key is waiting.
 ARTIFACT_STEP_BYTES = 256 << 10
 
@@ -163,65 +158,94 @@ def run_analysis(
     post(AnalysisReady(analysis))
 
 
+#: At least this many files are checked in the pass server (when it is free) rather
+#: than here: a few are done before a message to it and back would be.
+SERVER_CHECK_FILES = 64
+
+
 @dataclass(frozen=True, slots=True)
 class VerifyJob:
     """What the verification worker reads: the ledger's wants, decided on the UI thread."""
 
     analysis: Analysis | SessionAnalysis
-    directory: Path | None
-    names: list[str]
-    uncounted: frozenset[str] = frozenset()
-    """Files only a settle names: the ledger needs to know they exist, not their count."""
-    utf16: frozenset[str] = frozenset()
-    """Files whose UTF-16 length a Claude Code size names."""
-    edges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
-    """The head and tail bytes to keep of each file (`VerificationLedger.edge_bytes`)."""
+    files: FileJob | None = None
+    """The files to check (None: the analysis names no directory, or no file)."""
+
+    @property
+    def names(self) -> Sequence[str]:
+        """The files to check, in order."""
+        return self.files.names if self.files is not None else []
 
     @classmethod
     def of(cls, ledger: VerificationLedger) -> VerifyJob:
         """The job a ledger wants done (as `--check` does it: `core.report`)."""
         wanted = ledger.wanted()
+        directory = analysis_dir(ledger.analysis)
+        if directory is None or not wanted:
+            return cls(ledger.analysis)
         return cls(
             ledger.analysis,
-            analysis_dir(ledger.analysis),
-            wanted,
-            frozenset(n for n in wanted if not ledger.counts_chars(n)),
-            frozenset(n for n in wanted if ledger.counts_utf16(n)),
-            {n: ledger.edge_bytes(n) for n in wanted},
+            FileJob(
+                directory,
+                wanted,
+                frozenset(n for n in wanted if not ledger.counts_chars(n)),
+                frozenset(n for n in wanted if ledger.counts_utf16(n)),
+                {n: ledger.edge_bytes(n) for n in wanted},
+            ),
         )
 
 
 def verify_files(job: VerifyJob, post: Post, cancelled: Cancelled = _never) -> None:
     """Hash each named artifact (streamed), then list the directory's orphans.
 
-    `ArtifactsChecked` carries the files checked since the last one, at most
-    every `CHECK_POST_SECONDS` (the first at once), so badges turn from
-    "checking" to their state as files are hashed without a message a file;
-    `OrphansFound` last, which ends verification.
+    `ArtifactsChecked` carries the files checked since the last one
+    (`FileJob.batches`), so badges turn from "checking" to their state as files
+    are hashed without a message a file; `OrphansFound` last, which ends
+    verification. Thousands of files are checked in the pass server, on every
+    core, when it is free (`background.verify_job`); what it could not check
+    is checked here.
     """
-    names = job.names
-    batch: list[FileCheck] = []
-    posted = float("-inf")
-    for i, name in enumerate(names):
-        if cancelled():
-            return
-        assert job.directory is not None  # a ledger wants files only where they can be
-        head, tail = job.edges.get(name, (EDGE_BYTES, EDGE_BYTES))
-        batch.append(
-            check_file(
-                job.directory,
-                name,
-                edge_bytes=head,
-                tail_bytes=tail,
-                count_chars=name not in job.uncounted,
-                count_utf16=name in job.utf16,
-            )
-        )
-        now = time.monotonic()
-        if i + 1 == len(names) or now - posted >= CHECK_POST_SECONDS:
-            post(ArtifactsChecked(batch, i + 1, len(names)))
-            batch, posted = [], now
+    files = job.files
+    if files is not None:
+        start = 0
+        server = parallel.server()
+        if server is not None and not server.busy and len(files.names) >= SERVER_CHECK_FILES:
+            reached = _checked_in_server(server, job.analysis.transcript, files, post, cancelled)
+            if reached is None:
+                return
+            start = reached
+        for batch, done in files.batches(start):
+            if cancelled():
+                return
+            post(ArtifactsChecked(batch, done, len(files.names)))
     post(OrphansFound(orphans_of(job.analysis)))
+
+
+def _checked_in_server(
+    server: parallel.PassServer,
+    transcript: Transcript,
+    files: FileJob,
+    post: Post,
+    cancelled: Cancelled,
+) -> int | None:
+    """How many of `files` the server checked (all, or where it failed); None: cancelled."""
+    done = 0
+
+    def on_event(kind: str, value: Any) -> bool:
+        nonlocal done
+        if cancelled():
+            return False  # the screen closed, or a newer analysis checks its own files
+        if kind == "checks":
+            batch, done = value
+            post(ArtifactsChecked(batch, done, len(files.names)))
+        return True
+
+    try:
+        if server.run(verify_job, transcript, files, 0, on_event=on_event) is None:
+            return None
+    except (parallel.PassFailed, OSError):
+        pass  # the server could not: the rest are checked here
+    return done
 
 
 def open_artifact(

@@ -39,9 +39,9 @@ from transcript_view.core import graphemes
 native = pytest.mark.skipif(not graphemes.NATIVE, reason="core._gcount was not built")
 
 
-def run_tables(text: str) -> int:
-    """Run the automaton over `text` in Python, exactly as core/_gcount.c does."""
-    tables = graphemes._native_tables()
+def run_tables(text: str, tables: graphemes._Automaton | None = None) -> int:
+    """Run the automaton over `text` in Python, as core/_gcount.c does without its skip."""
+    tables = tables or graphemes._native_tables()
     stage1 = array("H")
     stage1.frombytes(tables.stage1)
     moves = array("H")
@@ -162,6 +162,48 @@ def test_automaton_equals_engine_on_runs_of_classes(runs: list[tuple[str, int]])
 @given(st.lists(st.sampled_from([*REPS, "a", "\xe9", "\u0301", "日"]), max_size=60).map("".join))
 def test_native_loop_equals_tables(text: str) -> None:
     assert graphemes._automaton().count(text) == run_tables(text)
+
+
+#: Printable ASCII, the runs the native loop skips (`plain_runs`), and its neighbours.
+PLAIN = st.text(st.characters(min_codepoint=0x1F, max_codepoint=0x7F), min_size=1, max_size=30)
+
+
+@native
+def test_native_counter_skips_printable_ascii_runs() -> None:
+    """The real tables allow the skip; tables where one printable differs do not."""
+    from transcript_view.core import _gcount
+
+    good = graphemes._native_tables()
+    assert _gcount.Automaton(*good).plain_runs
+    # Give "b" the class of U+0301 (Extend) in a copy of block 0: printable
+    # ASCII no longer shares one class, so skipping it would count "abba" as 4.
+    stage1 = array("H")
+    stage1.frombytes(good.stage1)
+    extend = good.stage2[(stage1[0x301 >> 7] << 7) | (0x301 & 127)]
+    block0 = bytearray(good.stage2[stage1[0] << 7 : (stage1[0] + 1) << 7])
+    block0[ord("b")] = extend
+    stage1[0] = len(good.stage2) // 128
+    odd = good._replace(stage1=stage1.tobytes(), stage2=good.stage2 + bytes(block0))
+    automaton = _gcount.Automaton(*odd)
+    assert not automaton.plain_runs
+    for text in ("abba", "xab\r\nbb", "b" * 100):
+        assert automaton.count(text) == run_tables(text, odd)
+    assert automaton.count("abba") == 2
+
+
+@native
+@settings(max_examples=1_500, deadline=None)
+@given(
+    st.lists(st.one_of(PLAIN, st.sampled_from([*REPS, "\r\n", "\xe9", "\U0001f600"]))).map("".join)
+)
+def test_native_plain_runs_equal_tables(text: str) -> None:
+    """Runs of printable ASCII between every class: where the skip starts and stops.
+
+    A run after a Prepend, a CR, a ZWJ or a regional indicator, and an Extend
+    or a ZWJ right after a run (the run's last character takes it), in strings
+    of every width.
+    """
+    assert graphemes._automaton().count(text) == run_tables(text) == len(plain_clusters(text))
 
 
 @native

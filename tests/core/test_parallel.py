@@ -150,6 +150,28 @@ def test_what_the_server_has_is_not_sent_again(
             assert isinstance(sent[2][1], Transcript) and sent[2][2][0] is not parallel._PREVIOUS
 
 
+def lines_of(t: Transcript, analysis: Analysis, *, emit: parallel.Emit) -> int:
+    """A job that returns a plain count (as a row count or a file check does)."""
+    return analysis.lines
+
+
+def test_a_count_between_leaves_the_analysis_named(
+    server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job whose result is an int (the artifact checks after an analysis) does not make
+    the server drop the analysis a later job names: it was sent whole again (30 MB)."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(8, 60))
+    sent: list[Any] = []
+    send = server._conn.send
+    monkeypatch.setattr(server._conn, "send", lambda obj: sent.append(obj) or send(obj))
+    with Transcript.open(path) as t:
+        got = server.run(analysis_in_server, t)
+        assert server.run(lines_of, t, got) == got.lines
+        assert server.run(still_its_own, t, got) is True
+        assert [request[2] for request in sent[1:]] == [(parallel._PREVIOUS,)] * 2
+
+
 def test_a_ctrl_c_at_the_program_leaves_the_server_working(
     server: parallel.PassServer, tmp_path: Path
 ) -> None:
@@ -199,9 +221,7 @@ def test_a_result_arrives_in_pieces_and_is_loaded_as_they_come(
         pytest.skip("no fork here, one core, or threads already running")
     received: list[int] = []
     recv_bytes = started._conn.recv_bytes
-    monkeypatch.setattr(
-        started._conn, "recv_bytes", lambda: received.append(0) or recv_bytes()
-    )
+    monkeypatch.setattr(started._conn, "recv_bytes", lambda: received.append(0) or recv_bytes())
     path = tmp_path / "t.jsonl"
     path.write_bytes(random_transcript(8, 20))
     try:

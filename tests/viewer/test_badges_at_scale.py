@@ -21,7 +21,7 @@ from _screen import assert_layout_consistent
 from _support import ROOT
 
 from transcript_view.core.verification import FileCheck, FileState
-from transcript_view.viewer import workers
+from transcript_view.viewer import background, workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import FileSource
 from transcript_view.viewer.document import Document
@@ -55,7 +55,7 @@ def test_checks_come_in_batches_in_order(
         ledger = VerificationLedger(analyse(t))
     job = workers.VerifyJob.of(ledger)
     clock = iter(range(10**6))
-    monkeypatch.setattr(workers.time, "monotonic", lambda: next(clock) * 0.03)
+    monkeypatch.setattr(background.time, "monotonic", lambda: next(clock) * 0.03)
     posted: list[Any] = []
     workers.verify_files(job, posted.append)
     batches = [m for m in posted if isinstance(m, ArtifactsChecked)]
@@ -63,6 +63,47 @@ def test_checks_come_in_batches_in_order(
     assert 1 < len(batches) < len(job.names)  # then a few per message, not one a file
     assert [c.name for b in batches for c in b.checks] == job.names
     assert [b.done for b in batches][-1] == batches[-1].total == len(job.names)
+
+
+class _Server:
+    """A pass server that checks the first files and then fails, or is told to stop."""
+
+    busy = False
+
+    def __init__(self, fail: bool) -> None:
+        self.fail = fail
+
+    def run(self, job: Any, transcript: Any, files: Any, start: int, *, on_event: Any) -> Any:
+        batches = files.batches()
+        for _ in range(2):
+            if not on_event("checks", next(batches)):
+                return None
+        if self.fail:
+            raise workers.parallel.PassFailed("OSError: the disk went away")
+        raise AssertionError("told to stop, it went on")
+
+
+@pytest.mark.parametrize("fail", [True, False])
+def test_what_the_server_did_not_check_is_checked_here(
+    many_markers: Path, monkeypatch: pytest.MonkeyPatch, fail: bool
+) -> None:
+    """A server that fails part-way leaves the rest to this process (each file once, in
+    order); one whose screen closed part-way stops, and nothing more is posted."""
+    from transcript_view.core.analysis import analyse
+    from transcript_view.core.ledger import VerificationLedger
+    from transcript_view.core.transcript import Transcript
+
+    with Transcript.open(many_markers) as t:
+        job = workers.VerifyJob.of(VerificationLedger(analyse(t)))
+    monkeypatch.setattr(workers.parallel, "_server", _Server(fail))
+    posted: list[Any] = []
+    workers.verify_files(job, posted.append, lambda: not fail and len(posted) == 1)
+    checked = [c.name for m in posted if isinstance(m, ArtifactsChecked) for c in m.checks]
+    if fail:
+        assert checked == job.names
+        assert type(posted[-1]).__name__ == "OrphansFound"
+    else:
+        assert len(posted) == 1 and 0 < len(checked) < len(job.names)
 
 
 def test_counts_of_many_blocks_are_taken_in_one_pass() -> None:

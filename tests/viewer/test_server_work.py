@@ -12,6 +12,8 @@ screen ends up with against the in-process paths.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,12 +23,13 @@ from _analysis_dump import dump
 from _pilot import settle, sync
 from _random_transcripts import random_transcript
 from _screen import assert_layout_consistent
-from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE_TRANSCRIPTS
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE_TRANSCRIPTS, ROOT
 
 from transcript_view.core import parallel
 from transcript_view.core.analysis import analyse
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.readers import analyse_as
+from transcript_view.core.ledger import VerificationLedger
 from transcript_view.core.tables import Replay
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer import background, transcript_view, workers
@@ -36,7 +39,7 @@ from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey
 from transcript_view.viewer.document import layout_counts
 from transcript_view.viewer.line_rows import UNKNOWN
 from transcript_view.viewer.main_screen import TranscriptScreen
-from transcript_view.viewer.messages import LinesFound, Progress
+from transcript_view.viewer.messages import ArtifactsChecked, LinesFound, OrphansFound, Progress
 
 SIZE = (100, 30)
 COUNTED = [f"{stem}.jsonl" for stem in REFERENCE_TRANSCRIPTS] + ["demo.jsonl", "broken.jsonl"]
@@ -50,6 +53,7 @@ def _never() -> bool:
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every size threshold low, so a test-sized transcript takes the big-file paths."""
     monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1)
+    monkeypatch.setattr(workers, "SERVER_CHECK_FILES", 2)
     monkeypatch.setattr(background, "COUNT_STEP", 7)
     monkeypatch.setattr(transcript_view, "LAYOUT_CHUNK", 5)
     monkeypatch.setattr(transcript_view, "SERVER_LAYOUT_BLOCKS", 10)
@@ -505,3 +509,45 @@ def test_an_entry_is_found_by_its_line_with_or_without_ascending_lines(
             assert replay.index_of_line(line) == (lines.index(line) if line in lines else None)
     if seed == 0:
         assert lines != sorted(lines), "the fixture's summary is out of place: the table's case"
+
+
+def _verified(path: Path) -> tuple[list[tuple[str, int, int]], list[Any], list[str]]:
+    """What `verify_files` posts for `path`: (batch sizes, done, total), every check, orphans."""
+    with Transcript.open(path) as t:
+        ledger = VerificationLedger(analyse(t))
+        posted: list[Any] = []
+        workers.verify_files(workers.VerifyJob.of(ledger), posted.append)
+    *checked, found = posted
+    assert all(isinstance(m, ArtifactsChecked) for m in checked)
+    assert isinstance(found, OrphansFound)
+    batches = [(m.checks[-1].name, m.done, m.total) for m in checked]
+    return batches, [c for m in checked for c in m.checks], [o.name for o in found.orphans]
+
+
+def test_artifacts_are_checked_in_the_server_as_here(
+    server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thousands of files are hashed in the server, not beside the UI (small ones in the
+    server itself, as here): the checks that come back are the ones made here."""
+    path = tmp_path / "many.jsonl"
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "gen.py"), str(path), "--size", "300K",
+         "--markers", "30", "--artifact-size", "20K"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    store = tmp_path / "many.artifacts"
+    for i, artifact in enumerate(sorted(store.iterdir())):
+        if i % 4 == 0:
+            artifact.unlink()  # missing
+        elif i % 4 == 1:
+            artifact.write_bytes(artifact.read_bytes()[:-1])  # a size mismatch
+    (store / "lost.txt").write_text("nobody names me")
+    jobs: list[Any] = []
+    run = server.run
+    monkeypatch.setattr(server, "run", lambda job, *a, **k: jobs.append(job) or run(job, *a, **k))
+    there = _verified(path)
+    assert jobs == [background.verify_job]
+    monkeypatch.setattr(parallel, "_server", None)
+    here = _verified(path)
+    assert [b[1:] for b in there[0]][-1] == (30, 30)
+    assert there[1] == here[1] and there[2] == here[2] == ["lost.txt"]
