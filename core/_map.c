@@ -48,6 +48,8 @@ enum {
     E_EV_SETTLE,
     E_EV_COMPACTION,
     E_EV_ELISION,
+    E_ENCODE,        /* msgspec's encoder: str -> its JSON bytes (string_digest's first step) */
+    E_SHA256,        /* hashlib.sha256 */
     E_FIELDS
 };
 
@@ -77,7 +79,7 @@ enum { S_ENVELOPES, S_LAST_CONTENT, S_LAST_TURN, S_FIRST_ENVELOPE, S_META_LINE, 
 static PyObject *k_type, *k_v, *k_id, *k_payload, *k_role, *k_user, *k_sticky, *k_sysprompt,
     *k_depth, *k_content, *k_tool_calls, *k_tool_call_id, *k_is_error, *k_elided,
     *k_arguments_digest, *k_arguments, *k_call_id, *k_op_id, *k_artifact, *k_result_digest,
-    *k_replaces, *k_get, *k_frombytes, *k_empty_str, *k_empty_tuple;
+    *k_replaces, *k_get, *k_frombytes, *k_empty_str, *k_empty_tuple, *k_hexdigest;
 
 /* A growable column of fixed-size numbers, handed to an array's `frombytes` at the end. */
 typedef struct {
@@ -269,6 +271,63 @@ typedef struct {
 } Run;
 
 /* A message line: the replay's columns, then its event, if it takes part in one. */
+/* `string_digest(text)` where the Python rule would take msgspec's bytes as they are:
+ * a str of at most two bytes a code point (none beyond the BMP) without a \b or a \f,
+ * that msgspec encodes (a lone surrogate it refuses). The rule's own three exceptions
+ * are decided by the rule: for those, and for what is not a str, it is called. The
+ * same bytes are hashed the same way, so the answer is the rule's; what this saves
+ * is the rule's Python frame, once for each tool message and each dispatch. */
+static PyObject *
+text_digest(PyObject *env, PyObject *text)
+{
+    if (PyUnicode_CheckExact(text) && PyUnicode_KIND(text) != PyUnicode_4BYTE_KIND) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        Py_ssize_t b = PyUnicode_FindChar(text, '\b', 0, n, 1);
+        Py_ssize_t f = b == -1 ? PyUnicode_FindChar(text, '\f', 0, n, 1) : b;
+        if (b == -2 || f == -2) {
+            return NULL;
+        }
+        if (f == -1) {
+            PyObject *data = PyObject_CallOneArg(PyTuple_GET_ITEM(env, E_ENCODE), text);
+            if (data != NULL) {
+                PyObject *hash = PyObject_CallOneArg(PyTuple_GET_ITEM(env, E_SHA256), data);
+                Py_DECREF(data);
+                if (hash == NULL) {
+                    return NULL;
+                }
+                PyObject *hex = PyObject_CallMethodNoArgs(hash, k_hexdigest);
+                Py_DECREF(hash);
+                return hex;
+            }
+            PyErr_Clear(); /* refused (a lone surrogate): the rule knows what to do */
+        }
+    }
+    return PyObject_CallOneArg(PyTuple_GET_ITEM(env, E_STRING_DIGEST), text);
+}
+
+/* `_arguments_mismatch(want, arguments)`: None when string arguments digest to `want`
+ * (almost always: `text_digest`), else the rule, which words the finding. */
+static PyObject *
+arguments_mismatch(PyObject *env, PyObject *want, PyObject *arguments)
+{
+    if (PyUnicode_CheckExact(arguments) && PyUnicode_CheckExact(want)) {
+        PyObject *got = text_digest(env, arguments);
+        if (got == NULL) {
+            return NULL;
+        }
+        int same = PyUnicode_Compare(got, want) == 0;
+        Py_DECREF(got);
+        if (same) {
+            Py_RETURN_NONE;
+        }
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+    }
+    PyObject *args[2] = {want, arguments};
+    return PyObject_Vectorcall(PyTuple_GET_ITEM(env, E_MISMATCH), args, 2, NULL);
+}
+
 static int
 message(Run *r, Py_ssize_t n, PyObject *line, PyObject *env_id, int64_t key, PyObject *p)
 {
@@ -406,7 +465,7 @@ message(Run *r, Py_ssize_t n, PyObject *line, PyObject *env_id, int64_t key, PyO
                 goto done;
             }
             Py_CLEAR(v);
-            Py_SETREF(digest, PyObject_CallOneArg(PyTuple_GET_ITEM(env, E_STRING_DIGEST), content));
+            Py_SETREF(digest, text_digest(env, content));
             if (digest == NULL) {
                 goto done;
             }
@@ -469,8 +528,7 @@ dispatched(Run *r, PyObject *line, PyObject *env_id, int64_t key, PyObject *p)
         goto done;
     }
     if (want != Py_None && arguments != Py_None && PyUnicode_Check(want)) {
-        PyObject *args[2] = {want, arguments};
-        mismatch = PyObject_Vectorcall(PyTuple_GET_ITEM(env, E_MISMATCH), args, 2, NULL);
+        mismatch = arguments_mismatch(env, want, arguments);
     }
     else {
         mismatch = Py_NewRef(Py_None);
@@ -1067,7 +1125,8 @@ PyInit__map(void)
         || intern(&k_op_id, "op-id") < 0 || intern(&k_artifact, "artifact") < 0
         || intern(&k_result_digest, "result-digest") < 0
         || intern(&k_replaces, "replaces-through-id") < 0 || intern(&k_get, "get") < 0
-        || intern(&k_frombytes, "frombytes") < 0 || intern(&k_empty_str, "") < 0) {
+        || intern(&k_frombytes, "frombytes") < 0 || intern(&k_empty_str, "") < 0
+        || intern(&k_hexdigest, "hexdigest") < 0) {
         return NULL;
     }
     k_empty_tuple = PyTuple_New(0);

@@ -353,6 +353,8 @@ def _native_env() -> tuple[Any, ...]:
         EV_SETTLE,
         EV_COMPACTION,
         EV_ELISION,
+        _encode,
+        hashlib.sha256,
     )
 
 

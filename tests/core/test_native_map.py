@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import transcript_view.core.analysis as A
 import transcript_view.core.transcript as transcript_module
 from transcript_view.core.analysis import AnalysisPass, LineBatch
+from transcript_view.core.canonical import data_digest
 from transcript_view.core.transcript import Transcript
 
 native = pytest.mark.skipif(A._map is None, reason="core._map was not built here")
@@ -142,6 +143,25 @@ ODD_LINES = [
     _env("message", {"role": "tool", "content": "ok", "tool-call-id": 1, "is-error": True}),
     _env("message", {"role": "tool", "content": "bad", "tool-call-id": "call_9", "is-error": 1}),
     _env("message", {"role": "tool", "content": "\b\f astral \U0001f600", "tool-call-id": "x"}),
+    # The native digest takes msgspec's bytes only where the rule would: each of the
+    # rule's exceptions alone, in a one- and a two-byte string, goes to the rule.
+    *(
+        _env("message", {"role": "tool", "content": text, "tool-call-id": "x"})
+        for text in ("\b alone é", "\f alone 日本", "é plain", "日本 plain", "ascii")
+    ),
+    *(
+        _env(
+            "tool-dispatched",
+            {"call-id": "x", "arguments": text, "arguments-digest": digest},
+            id=f"d{i}-{n}",
+        )
+        for i, text in enumerate(("\b é", "\f 日本", "é", "日本", "{}", "\U0001f600"))
+        for n, digest in enumerate((data_digest(text), "0" * 64))
+    ),
+    '{"id": "ls", "payload": {"role": "tool", "content": "lone \\udc00 in a tool result", '
+    '"tool-call-id": "x"}, "type": "message", "v": 1}',
+    '{"id": "la", "payload": {"call-id": "x", "arguments": "lone \\ud800", '
+    '"arguments-digest": "' + "0" * 64 + '"}, "type": "tool-dispatched", "v": 1}',
     _env("tool-settled", {"op-id": "op1", "result-digest": "1" * 64}),
     _env("tool-settled", {"op-id": "op2", "artifact": {"path": "a"}, "result-digest": 3}),
     _env("tool-settled", {"op-id": 4, "artifact": ["no", "mapping"]}),
