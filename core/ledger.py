@@ -16,7 +16,7 @@ values swapped in (a marker's state and findings are replaced, never mutated).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -269,6 +269,24 @@ def _finding_order(f: Finding) -> tuple[bool, int]:
     return (f.line is None, f.line or 0)
 
 
+def kept_ends(check: FileCheck, needs: Iterable[tuple[str, int]]) -> FileCheck:
+    """`check` with its ends replaced by the digests of the ends `needs` names.
+
+    What a ledger keeps of a reference-format file (`VerificationLedger._kept`),
+    and what the viewer's checks are cut to where they are made, so that
+    thousands of them are not held, or sent from the pass server, with their
+    bytes (5,000 files of 64 KiB: 80 MB of ends, the UI's peak over budget).
+    Kept again, a kept check is itself.
+    """
+    if check.state is not FileState.OK:
+        return check
+    digests = {need: check.edge_digest(*need) for need in needs}
+    known = {need: digest for need, digest in digests.items() if digest is not None}
+    if not check.head and not check.tail and known == check.edge_digests:
+        return check  # kept already (carried from another ledger)
+    return replace(check, head=b"", tail=b"", edge_digests=known)
+
+
 class VerificationLedger:
     """Marker states, findings and problems of one analysis, as file checks arrive.
 
@@ -397,7 +415,7 @@ class VerificationLedger:
                 changed.add(f.line)
         return sorted(changed)
 
-    def _edge_needs(self, name: str) -> list[tuple[str, int]] | None:
+    def edge_needs(self, name: str) -> list[tuple[str, int]] | None:
         """The ends of `name` this ledger's markers compare, as `(end, bytes)`, or None.
 
         None where a marker reads the file's start as text (another format's
@@ -422,7 +440,7 @@ class VerificationLedger:
         What `verification.iter_checks` is asked to keep (`edges`), so a check
         carries no more of its file than the markers compare.
         """
-        needs = self._edge_needs(name)
+        needs = self.edge_needs(name)
         if needs is None:
             return EDGE_BYTES, 0  # a sidecar's start is read as text; its end never
         head = max((n for end, n in needs if end == "head"), default=0)
@@ -440,21 +458,17 @@ class VerificationLedger:
         check's (each end hashed once). Another format's sidecar keeps the
         part of its start its previews compare instead (`rules.kept_start`).
         """
-        needs = self._edge_needs(check.name)
         if check.state is not FileState.OK:
             return check
+        needs = self.edge_needs(check.name)
         if needs is None:  # another format's sidecar: the start its previews compare, no end
             return kept_start(self._spill_sites(check.name), check)
-        digests = {need: check.edge_digest(*need) for need in needs}
-        known = {need: digest for need, digest in digests.items() if digest is not None}
-        if not check.head and not check.tail and known == check.edge_digests:
-            return check  # kept already (carried from another ledger)
-        return replace(check, head=b"", tail=b"", edge_digests=known)
+        return kept_ends(check, needs)
 
     def _edges_suffice(self, check: FileCheck) -> bool:
         """Whether a check (carried from another ledger, kept with other ends) says what this
         ledger's markers compare; if not, the file is hashed again."""
-        needs = self._edge_needs(check.name)
+        needs = self.edge_needs(check.name)
         if needs is None:
             return start_suffices(self._spill_sites(check.name), check)
         whole = min(check.size, EDGE_BYTES)

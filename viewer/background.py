@@ -30,6 +30,7 @@ from transcript_view.core.analysis import Analysis, analyse
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.formats.readers import analyse_as
+from transcript_view.core.ledger import kept_ends
 from transcript_view.core.transcript import Transcript
 from transcript_view.core.verification import (
     EDGE_BYTES,
@@ -167,7 +168,10 @@ class FileJob:
     utf16: frozenset[str] = frozenset()
     """Files whose UTF-16 length a Claude Code size names."""
     edges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
-    """The head and tail bytes to keep of each file (`VerificationLedger.edge_bytes`)."""
+    """The head and tail bytes to read of each file (`VerificationLedger.edge_bytes`)."""
+    needs: Mapping[str, tuple[tuple[str, int], ...]] | None = None
+    """The ends whose digests each check is cut to once made (`ledger.kept_ends`), as
+    the ledger would keep it; None (another format's sidecars): checks come whole."""
 
     def counts(self, name: str) -> tuple[bool, bool]:
         """Whether to count the file's graphemes, and its UTF-16 units."""
@@ -190,8 +194,9 @@ class FileJob:
         )
         batch: list[FileCheck] = []
         posted = float("-inf")
+        needs = self.needs
         for done, check in enumerate(checks, start + 1):
-            batch.append(check)
+            batch.append(check if needs is None else kept_ends(check, needs[check.name]))
             now = time.monotonic()
             if done == len(self.names) or now - posted >= CHECK_POST_SECONDS:
                 yield batch, done

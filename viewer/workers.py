@@ -183,6 +183,7 @@ class VerifyJob:
         directory = analysis_dir(ledger.analysis)
         if directory is None or not wanted:
             return cls(ledger.analysis)
+        needs = {n: ledger.edge_needs(n) for n in wanted}
         return cls(
             ledger.analysis,
             FileJob(
@@ -191,6 +192,9 @@ class VerifyJob:
                 frozenset(n for n in wanted if not ledger.counts_chars(n)),
                 frozenset(n for n in wanted if ledger.counts_utf16(n)),
                 {n: ledger.edge_bytes(n) for n in wanted},
+                None
+                if any(need is None for need in needs.values())
+                else {n: tuple(need or ()) for n, need in needs.items()},
             ),
         )
 
@@ -201,15 +205,21 @@ def verify_files(job: VerifyJob, post: Post, cancelled: Cancelled = _never) -> N
     `ArtifactsChecked` carries the files checked since the last one
     (`FileJob.batches`), so badges turn from "checking" to their state as files
     are hashed without a message a file; `OrphansFound` last, which ends
-    verification. Thousands of files are checked in the pass server, on every
-    core, when it is free (`background.verify_job`); what it could not check
-    is checked here.
+    verification. Each check comes cut to the digests of the ends the ledger
+    keeps (`FileJob.needs`). Many reference-format files are checked in the
+    pass server when it is free (`background.verify_job`); what it could not
+    check is checked here.
     """
     files = job.files
     if files is not None:
         start = 0
         server = parallel.server()
-        if server is not None and not server.busy and len(files.names) >= SERVER_CHECK_FILES:
+        if (
+            server is not None
+            and not server.busy
+            and len(files.names) >= SERVER_CHECK_FILES
+            and files.needs is not None  # a sidecar's start is cut by its ledger: sent whole
+        ):
             reached = _checked_in_server(server, job.analysis.transcript, files, post, cancelled)
             if reached is None:
                 return

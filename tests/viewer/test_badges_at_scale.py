@@ -65,6 +65,34 @@ def test_checks_come_in_batches_in_order(
     assert [b.done for b in batches][-1] == batches[-1].total == len(job.names)
 
 
+def test_checks_come_cut_to_what_the_ledger_keeps(many_markers: Path) -> None:
+    """A reference file's check is posted as the digests of the ends its markers compare:
+    5,000 of them with their ends (80 MB) held the UI over its budget while they queued.
+    Recorded, they give the verdicts whole checks give."""
+    from transcript_view.core.analysis import analyse
+    from transcript_view.core.ledger import VerificationLedger
+    from transcript_view.core.transcript import Transcript
+    from transcript_view.core.verification import check_file
+
+    with Transcript.open(many_markers) as t:
+        analysis = analyse(t)
+    cut, whole = VerificationLedger(analysis), VerificationLedger(analysis)
+    job = workers.VerifyJob.of(cut)
+    assert job.files is not None and job.files.needs is not None
+    posted: list[Any] = []
+    workers.verify_files(job, posted.append)
+    checks = [c for m in posted if isinstance(m, ArtifactsChecked) for c in m.checks]
+    ok = [c for c in checks if c.state is FileState.OK]
+    assert ok and all(c.head == c.tail == b"" and c.edge_digests for c in ok)
+    for check in checks:
+        cut.record(check)
+        whole.record(check_file(job.files.directory, check.name))
+    assert [cut.state(s.key) for s in analysis.sites] == [
+        whole.state(s.key) for s in analysis.sites
+    ]
+    assert cut.problems() == whole.problems() and cut.checks == whole.checks
+
+
 class _Server:
     """A pass server that checks the first files and then fails, or is told to stop."""
 
