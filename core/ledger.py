@@ -16,7 +16,7 @@ values swapped in (a marker's state and findings are replaced, never mutated).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -35,6 +35,7 @@ from transcript_view.core.verification import (
     FileState,
     MarkerState,
     OrphanFile,
+    kept_ends,
 )
 
 # -- the rules ---------------------------------------------------------------------------------
@@ -269,24 +270,6 @@ def _finding_order(f: Finding) -> tuple[bool, int]:
     return (f.line is None, f.line or 0)
 
 
-def kept_ends(check: FileCheck, needs: Iterable[tuple[str, int]]) -> FileCheck:
-    """`check` with its ends replaced by the digests of the ends `needs` names.
-
-    What a ledger keeps of a reference-format file (`VerificationLedger._kept`),
-    and what the viewer's checks are cut to where they are made, so that
-    thousands of them are not held, or sent from the pass server, with their
-    bytes (5,000 files of 64 KiB: 80 MB of ends, the UI's peak over budget).
-    Kept again, a kept check is itself.
-    """
-    if check.state is not FileState.OK:
-        return check
-    digests = {need: check.edge_digest(*need) for need in needs}
-    known = {need: digest for need, digest in digests.items() if digest is not None}
-    if not check.head and not check.tail and known == check.edge_digests:
-        return check  # kept already (carried from another ledger)
-    return replace(check, head=b"", tail=b"", edge_digests=known)
-
-
 class VerificationLedger:
     """Marker states, findings and problems of one analysis, as file checks arrive.
 
@@ -433,6 +416,22 @@ class VerificationLedger:
     def _spill_sites(self, name: str) -> list[SpillSite]:
         """Another format's markers that name `name` (whose verdicts read its start as text)."""
         return [s for s in self._by_file.get(name, ()) if isinstance(s, SpillSite)]
+
+    def ends_to_keep(self, names: Sequence[str]) -> dict[str, tuple[tuple[str, int], ...]] | None:
+        """The ends each check of `names` may be cut to where it is made (`kept_ends`).
+
+        What `verification.iter_checks` is given as `keep`, so that a check made
+        in a worker process, or queued for the UI, carries digests, not bytes.
+        None when some file is another format's sidecar, whose start this ledger
+        cuts to what its previews compare (`rules.kept_start`): those come whole.
+        """
+        ends: dict[str, tuple[tuple[str, int], ...]] = {}
+        for name in names:
+            needs = self.edge_needs(name)
+            if needs is None:
+                return None
+            ends[name] = tuple(needs)
+        return ends
 
     def edge_bytes(self, name: str) -> tuple[int, int]:
         """The head and tail bytes of `name` a check must read for this ledger's verdicts.

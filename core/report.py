@@ -132,6 +132,7 @@ def verify_transcript(
         counted = [n for n in wanted if count_chars and ledger.counts_chars(n)]
         utf16 = [n for n in wanted if n not in counted and ledger.counts_utf16(n)]
         existence = [n for n in wanted if n not in counted and n not in utf16]
+        keep = ledger.ends_to_keep(wanted)  # workers send back digests, not ends
         for names, chars, units in (
             (counted, True, False),
             (utf16, False, True),
@@ -145,6 +146,7 @@ def verify_transcript(
                 workers=workers,
                 progress=progress,
                 edges=ledger.edge_bytes,
+                keep=keep,
             ):
                 ledger.record(check)  # kept as the ledger keeps it: thousands fit
     ledger.record_orphans(orphans_of(analysis), explained=True)

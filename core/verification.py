@@ -18,7 +18,7 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -115,6 +115,24 @@ class FileCheck:
         if n > len(edge):
             return None
         return hashlib.sha256(edge[:n] if end == "head" else edge[len(edge) - n :]).hexdigest()
+
+
+def kept_ends(check: FileCheck, needs: Iterable[tuple[str, int]]) -> FileCheck:
+    """`check` with its ends replaced by the digests of the ends `needs` names.
+
+    What a ledger keeps of a reference-format file (`VerificationLedger._kept`),
+    and what the viewer's checks are cut to where they are made, so that
+    thousands of them are not held, or sent from the pass server, with their
+    bytes (5,000 files of 64 KiB: 80 MB of ends, the UI's peak over budget).
+    Kept again, a kept check is itself.
+    """
+    if check.state is not FileState.OK:
+        return check
+    digests = {need: check.edge_digest(*need) for need in needs}
+    known = {need: digest for need, digest in digests.items() if digest is not None}
+    if not check.head and not check.tail and known == check.edge_digests:
+        return check  # kept already (carried from another ledger)
+    return replace(check, head=b"", tail=b"", edge_digests=known)
 
 
 def resolve_inside(directory: Path, name: str) -> tuple[Path | None, str]:
@@ -268,9 +286,11 @@ def _all_edges(name: str) -> tuple[int, int]:
     return EDGE_BYTES, EDGE_BYTES
 
 
-def _check_one(args: tuple[Path, str, bool, bool, tuple[int, int]]) -> FileCheck:
-    directory, name, count_chars, count_utf16, (head, tail) = args
-    return check_file(
+def _check_one(
+    args: tuple[Path, str, bool, bool, tuple[int, int], Sequence[tuple[str, int]] | None],
+) -> FileCheck:
+    directory, name, count_chars, count_utf16, (head, tail), needs = args
+    check = check_file(
         directory,
         name,
         edge_bytes=head,
@@ -278,6 +298,7 @@ def _check_one(args: tuple[Path, str, bool, bool, tuple[int, int]]) -> FileCheck
         count_chars=count_chars,
         count_utf16=count_utf16,
     )
+    return check if needs is None else kept_ends(check, needs)
 
 
 def iter_checks(
@@ -290,6 +311,7 @@ def iter_checks(
     progress: Callable[[str, int, int], None] | None = None,
     edges: Edges = _all_edges,
     counts: Counts | None = None,
+    keep: Mapping[str, Sequence[tuple[str, int]]] | None = None,
 ) -> Iterator[FileCheck]:
     """`check_file` of each name, in order, in `workers` processes when the bytes make it pay.
 
@@ -299,13 +321,19 @@ def iter_checks(
     threads of their own (a UI) keep `workers=1`. Each check keeps the ends
     `edges` says, and is yielded as it is made, so a caller that keeps less of it
     (a ledger) never holds thousands of files' ends at once. `counts`, where
-    given, says per name what to count instead of `count_chars` and `count_utf16`.
+    given, says per name what to count instead of `count_chars` and `count_utf16`;
+    `keep`, per name, the ends whose digests each check is cut to where it is made
+    (`kept_ends`), so a worker process sends back digests, not bytes.
     """
 
     def uniform(name: str) -> tuple[bool, bool]:
         return count_chars, count_utf16
 
     wants = counts or uniform
+
+    def ends(name: str) -> Sequence[tuple[str, int]] | None:
+        return keep[name] if keep is not None else None
+
     total = 0
     if workers > 1 and len(names) > 1:
         for name in names:
@@ -318,7 +346,7 @@ def iter_checks(
         context = multiprocessing.get_context("fork")
         pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
         try:
-            jobs = [(directory, name, *wants(name), edges(name)) for name in names]
+            jobs = [(directory, name, *wants(name), edges(name), ends(name)) for name in names]
             small = total < len(names) * SMALL_FILE_BYTES  # sent in batches: fewer round trips
             for i, fc in enumerate(pool.map(_check_one, jobs, chunksize=8 if small else 1)):
                 yield fc
@@ -330,7 +358,7 @@ def iter_checks(
             pool.shutdown(wait=True, cancel_futures=True)
         return
     for i, name in enumerate(names):
-        yield _check_one((directory, name, *wants(name), edges(name)))
+        yield _check_one((directory, name, *wants(name), edges(name), ends(name)))
         if progress is not None:
             progress("artifacts", i + 1, len(names))
 

@@ -30,7 +30,6 @@ from transcript_view.core.analysis import Analysis, analyse
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.formats.readers import analyse_as
-from transcript_view.core.ledger import kept_ends
 from transcript_view.core.transcript import Transcript
 from transcript_view.core.verification import (
     EDGE_BYTES,
@@ -190,13 +189,17 @@ class FileJob:
         """
         names = self.names[start:]
         checks = iter_checks(
-            self.directory, names, workers=workers, edges=self.edges_of, counts=self.counts
+            self.directory,
+            names,
+            workers=workers,
+            edges=self.edges_of,
+            counts=self.counts,
+            keep=self.needs,
         )
         batch: list[FileCheck] = []
         posted = float("-inf")
-        needs = self.needs
         for done, check in enumerate(checks, start + 1):
-            batch.append(check if needs is None else kept_ends(check, needs[check.name]))
+            batch.append(check)
             now = time.monotonic()
             if done == len(self.names) or now - posted >= CHECK_POST_SECONDS:
                 yield batch, done

@@ -183,7 +183,6 @@ class VerifyJob:
         directory = analysis_dir(ledger.analysis)
         if directory is None or not wanted:
             return cls(ledger.analysis)
-        needs = {n: ledger.edge_needs(n) for n in wanted}
         return cls(
             ledger.analysis,
             FileJob(
@@ -192,9 +191,7 @@ class VerifyJob:
                 frozenset(n for n in wanted if not ledger.counts_chars(n)),
                 frozenset(n for n in wanted if ledger.counts_utf16(n)),
                 {n: ledger.edge_bytes(n) for n in wanted},
-                None
-                if any(need is None for need in needs.values())
-                else {n: tuple(need or ()) for n, need in needs.items()},
+                ledger.ends_to_keep(wanted),
             ),
         )
 

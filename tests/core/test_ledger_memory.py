@@ -107,6 +107,30 @@ def test_a_check_reads_only_the_ends_its_ledger_compares(tmp_path: Path) -> None
     assert ledger.state(site.key) is MarkerState.VERIFIED
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_check_is_cut_where_it_is_made_as_the_ledger_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    """`iter_checks(keep=...)` cuts each check to the digests a ledger would keep, in
+    the worker process that made it (the pool, with the threshold lowered): what comes
+    back is what the ledger keeps of the whole check, and it keeps it as it is."""
+    monkeypatch.setattr(verification, "PARALLEL_CHECK_BYTES", 1)
+    path = _stored(tmp_path, 6)
+    with Transcript.open(path) as t:
+        ledger, whole = VerificationLedger(analyse(t)), VerificationLedger(analyse(t))
+    names = ledger.wanted()
+    keep = ledger.ends_to_keep(names)
+    assert keep is not None and len(names) == 6
+    directory = tmp_path / "many.artifacts"
+    cut = list(iter_checks(directory, names, workers=workers, edges=ledger.edge_bytes, keep=keep))
+    assert all(c.head == c.tail == b"" and len(c.edge_digests) == 2 for c in cut)
+    for check in cut:
+        ledger.record(check)
+        assert ledger.checks[check.name] is check  # kept as it came
+        whole.record(check_file(directory, check.name))
+    assert ledger.checks == whole.checks
+
+
 def test_thousands_of_kept_checks_hold_no_file_bytes(tmp_path: Path) -> None:
     """What a ledger keeps a check does not grow with the ends its markers saw."""
     ledger, name = _ledger(tmp_path)
@@ -132,20 +156,26 @@ def _stored(tmp_path: Path, results: int) -> Path:
 def test_check_records_each_file_as_it_is_made(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`--check` never holds every file's check at once: each is recorded (and cut to what
-    the ledger keeps) before the next file is read, and read with only the ends it needs."""
+    """`--check` never holds every file's check at once: each is recorded before the next
+    file is read, read with only the ends it needs, and cut to what the ledger keeps of
+    them where it was made (`keep`: a worker process sends digests back, not bytes)."""
     path = _stored(tmp_path, 3)
     events: list[str] = []
+    read: list[tuple[int, int]] = []
     real_check, real_record = verification.check_file, VerificationLedger.record
 
     def check_file_spy(*args: Any, **kwargs: Any) -> FileCheck:
         events.append("read")
+        read.append((kwargs["edge_bytes"], kwargs["tail_bytes"]))
         return real_check(*args, **kwargs)
 
     def record_spy(self: VerificationLedger, check: FileCheck) -> list[int]:
         (site,) = [s for s in self.analysis.excerpt_sites if s.marker.file == check.name]
         assert site.shape is not None
-        assert (len(check.head), len(check.tail)) == (site.shape.head_bytes, site.shape.tail_bytes)
+        ends = (site.shape.head_bytes, site.shape.tail_bytes)
+        assert read[-1] == ends
+        assert (check.head, check.tail) == (b"", b"")
+        assert set(check.edge_digests) == {("head", ends[0]), ("tail", ends[1])}
         events.append("record")
         return real_record(self, check)
 
