@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,3 +113,13 @@ def spy_parsed_lines(monkeypatch: Any) -> list[int]:
 
     monkeypatch.setattr(Transcript, "parsed_lines", spy)
     return starts
+
+
+def generate(path: Path, size: str, markers: int, artifact_size: str = "20K") -> Path:
+    """`benchmarks/gen.py`'s transcript of about `size`, with `markers` stored artifacts."""
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "gen.py"), str(path), "--size", size,
+         "--markers", str(markers), "--artifact-size", artifact_size],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return path

@@ -128,15 +128,21 @@ def still_its_own(t: Transcript, analysis: Analysis, *, emit: parallel.Emit) -> 
     return analysis.transcript is t
 
 
+def _requests(server: parallel.PassServer, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What the caller sends the server from now on, request by request."""
+    sent: list[Any] = []
+    send = server._conn.send
+    monkeypatch.setattr(server._conn, "send", lambda obj: sent.append(obj) or send(obj))
+    return sent
+
+
 def test_what_the_server_has_is_not_sent_again(
     server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A gigabyte's index (20 MB) and analysis (30 MB) are not sent back where they are."""
     path = tmp_path / "t.jsonl"
     path.write_bytes(random_transcript(8, 60))
-    sent: list[Any] = []
-    send = server._conn.send
-    monkeypatch.setattr(server._conn, "send", lambda obj: sent.append(obj) or send(obj))
+    sent = _requests(server, monkeypatch)
     with Transcript.open(path) as t:
         got = server.run(analysis_in_server, t)
         assert server.run(still_its_own, t, got) is True
@@ -162,9 +168,7 @@ def test_a_count_between_leaves_the_analysis_named(
     the server drop the analysis a later job names: it was sent whole again (30 MB)."""
     path = tmp_path / "t.jsonl"
     path.write_bytes(random_transcript(8, 60))
-    sent: list[Any] = []
-    send = server._conn.send
-    monkeypatch.setattr(server._conn, "send", lambda obj: sent.append(obj) or send(obj))
+    sent = _requests(server, monkeypatch)
     with Transcript.open(path) as t:
         got = server.run(analysis_in_server, t)
         assert server.run(lines_of, t, got) == got.lines

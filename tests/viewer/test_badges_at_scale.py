@@ -10,15 +10,13 @@ worker (`Recounted`) instead of built.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _pilot import settle, sync
 from _screen import assert_layout_consistent
-from _support import ROOT
+from _support import generate
 
 from transcript_view.core.verification import FileCheck, FileState
 from transcript_view.viewer import background, workers
@@ -32,12 +30,7 @@ from transcript_view.viewer.messages import ArtifactsChecked
 @pytest.fixture
 def many_markers(tmp_path: Path) -> Path:
     """A generated transcript with 60 stored artifacts, every third one gone."""
-    path = tmp_path / "many.jsonl"
-    subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "gen.py"), str(path), "--size", "300K",
-         "--markers", "60", "--artifact-size", "20K"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    path = generate(tmp_path / "many.jsonl", "300K", 60)
     for i, artifact in enumerate(sorted((tmp_path / "many.artifacts").iterdir())):
         if i % 3 == 0:
             artifact.unlink()  # a missing artifact: its marker gains a finding row

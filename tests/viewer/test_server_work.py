@@ -12,8 +12,6 @@ screen ends up with against the in-process paths.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from _analysis_dump import dump
 from _pilot import settle, sync
 from _random_transcripts import random_transcript
 from _screen import assert_layout_consistent
-from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE_TRANSCRIPTS, ROOT
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE_TRANSCRIPTS, generate
 
 from transcript_view.core import parallel
 from transcript_view.core.analysis import analyse
@@ -529,12 +527,7 @@ def test_artifacts_are_checked_in_the_server_as_here(
 ) -> None:
     """Thousands of files are hashed in the server, not beside the UI (small ones in the
     server itself, as here): the checks that come back are the ones made here."""
-    path = tmp_path / "many.jsonl"
-    subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "gen.py"), str(path), "--size", "300K",
-         "--markers", "30", "--artifact-size", "20K"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    path = generate(tmp_path / "many.jsonl", "300K", 30)
     store = tmp_path / "many.artifacts"
     for i, artifact in enumerate(sorted(store.iterdir())):
         if i % 4 == 0:
