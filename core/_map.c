@@ -50,6 +50,7 @@ enum {
     E_EV_ELISION,
     E_ENCODE,        /* msgspec's encoder: str -> its JSON bytes (string_digest's first step) */
     E_SHA256,        /* hashlib.sha256 */
+    E_ENCODE_ERRORS, /* what the encoder raises for a str the rule re-encodes itself */
     E_FIELDS
 };
 
@@ -298,6 +299,9 @@ text_digest(PyObject *env, PyObject *text)
                 PyObject *hex = PyObject_CallMethodNoArgs(hash, k_hexdigest);
                 Py_DECREF(hash);
                 return hex;
+            }
+            if (!PyErr_ExceptionMatches(PyTuple_GET_ITEM(env, E_ENCODE_ERRORS))) {
+                return NULL; /* a MemoryError, an interrupt: not the rule's to answer */
             }
             PyErr_Clear(); /* refused (a lone surrogate): the rule knows what to do */
         }

@@ -355,6 +355,7 @@ def _native_env() -> tuple[Any, ...]:
         EV_ELISION,
         _encode,
         hashlib.sha256,
+        (UnicodeEncodeError, msgspec.EncodeError),
     )
 
 

@@ -314,6 +314,8 @@ class TranscriptScreen(Screen[None]):
 
     def on_artifacts_checked(self, msg: ArtifactsChecked) -> None:
         """Files hashed: the ledger takes them; the markers they changed are redrawn."""
+        if msg.analysis is not None and msg.analysis is not self.state.analysis:
+            return  # asked for by a ledger since replaced (see `ArtifactsChecked.analysis`)
         self.header.done, self.header.total = msg.done, msg.total
         rows: set[int] = set()
         look: set[int] = set()

@@ -117,6 +117,10 @@ class ArtifactsChecked(Message):
     checks: list[FileCheck]
     done: int
     total: int
+    analysis: Analysis | SessionAnalysis | None = None
+    """The analysis whose ledger asked for them: a batch that lands after a newer one
+    was adopted is dropped (cut to the old ledger's ends, it could say less than the
+    new one compares; the new ledger's job checks those files again)."""
 
 
 @dataclass

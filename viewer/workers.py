@@ -217,20 +217,20 @@ def verify_files(job: VerifyJob, post: Post, cancelled: Cancelled = _never) -> N
             and len(files.names) >= SERVER_CHECK_FILES
             and files.needs is not None  # a sidecar's start is cut by its ledger: sent whole
         ):
-            reached = _checked_in_server(server, job.analysis.transcript, files, post, cancelled)
+            reached = _checked_in_server(server, job, files, post, cancelled)
             if reached is None:
                 return
             start = reached
         for batch, done in files.batches(start):
             if cancelled():
                 return
-            post(ArtifactsChecked(batch, done, len(files.names)))
+            post(ArtifactsChecked(batch, done, len(files.names), job.analysis))
     post(OrphansFound(orphans_of(job.analysis)))
 
 
 def _checked_in_server(
     server: parallel.PassServer,
-    transcript: Transcript,
+    job: VerifyJob,
     files: FileJob,
     post: Post,
     cancelled: Cancelled,
@@ -244,12 +244,13 @@ def _checked_in_server(
             return False  # the screen closed, or a newer analysis checks its own files
         if kind == "checks":
             batch, done = value
-            post(ArtifactsChecked(batch, done, len(files.names)))
+            post(ArtifactsChecked(batch, done, len(files.names), job.analysis))
         return True
 
     try:
-        if server.run(verify_job, transcript, files, 0, on_event=on_event) is None:
-            return None
+        finished = server.run(verify_job, job.analysis.transcript, files, 0, on_event=on_event)
+        if finished is None or cancelled():
+            return None  # stopped, or done as it was cancelled: nobody waits for the rest
     except (parallel.PassFailed, OSError):
         pass  # the server could not: the rest are checked here
     return done

@@ -226,7 +226,8 @@ def detect(path: str | os.PathLike[str]) -> Detection:
     try:
         # Sized to the file: a buffer of SNIFF_BYTES for a small file cost more than
         # the rest of its detection (0.1 ms of a 128 KiB transcript's 1.2 ms check).
-        head = os.pread(fd, max(min(SNIFF_BYTES, os.fstat(fd).st_size), 1), 0)
+        # A size of 0 may be a file that has content all the same (procfs, some FUSE).
+        head = os.pread(fd, min(SNIFF_BYTES, os.fstat(fd).st_size) or SNIFF_BYTES, 0)
         size = os.fstat(fd).st_size  # after: a file that grew meanwhile is not complete
     finally:
         os.close(fd)

@@ -265,6 +265,34 @@ def test_what_the_decoder_refuses_goes_to_the_standard_parser_but_an_interrupt_d
 
 
 @native
+def test_what_the_encoder_refuses_goes_to_the_digest_rule_but_an_interrupt_does_not() -> None:
+    """The native digest hands a str msgspec refuses to `string_digest`, which encodes
+    it its own way; anything else the encoder raises is raised, not retried."""
+    assert A._map is not None
+    line = _env("message", {"role": "tool", "content": "ok", "tool-call-id": "c"}).encode()
+    calls: list[str] = []
+
+    def refuses(text: str) -> bytes:
+        calls.append(text)
+        raise UnicodeEncodeError("utf-8", text, 0, 1, "refused")
+
+    names = A._native_env()
+    at = names.index(A._encode)
+    env = (*names[:at], refuses, *names[at + 1 :])
+    batch = LineBatch(1, 1)
+    A._map.map_run([line], 1, 0, env, _out(batch), _state_list())
+    assert calls == ["ok"]  # then the rule (with the module's own encoder) answered
+    assert batch.events[0][5] == A.string_digest("ok")
+
+    def interrupted(text: str) -> bytes:
+        raise KeyboardInterrupt
+
+    env = (*names[:at], interrupted, *names[at + 1 :])
+    with pytest.raises(KeyboardInterrupt):
+        A._map.map_run([line], 1, 0, env, _out(LineBatch(1, 1)), _state_list())
+
+
+@native
 def test_a_measure_that_fails_fails_the_map_as_in_python() -> None:
     assert A._map is not None
     line = b'{"id": "a", "payload": {}, "type": "session-meta", "v": 1}'

@@ -176,6 +176,34 @@ async def test_badges_turning_off_screen_are_counted_in_a_worker_not_built(
         assert_layout_consistent(screen)  # yet every count is right (this builds them all)
 
 
+@sync
+async def test_checks_asked_for_by_a_replaced_analysis_are_dropped(many_markers: Path) -> None:
+    """A batch that lands after a newer analysis was adopted was cut to the old ledger's
+    ends: it is not recorded (the new ledger's job checks those files again)."""
+    from transcript_view.core.analysis import analyse
+    from transcript_view.core.transcript import Transcript
+
+    app = TranscriptApp(many_markers)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        ledger = screen.state.ledger
+        assert ledger is not None and ledger.complete
+        problems = screen.header.problems
+        with Transcript.open(many_markers) as t:
+            older = analyse(t)
+        checks = [FileCheck(n, FileState.MISSING, "gone") for n in sorted(ledger.checks)]
+        screen.post_message(ArtifactsChecked(checks, len(checks), len(checks), older))
+        await settle(pilot)
+        assert screen.header.problems == problems
+        assert all(c.state is FileState.OK for c in ledger.checks.values() if c.size)
+        # The same batch for the analysis on show is taken.
+        screen.post_message(ArtifactsChecked(checks, len(checks), len(checks), screen.analysis))
+        await settle(pilot)
+        assert screen.header.problems > problems
+
+
 def test_a_badge_that_keeps_its_width_is_redrawn_not_recounted(tmp_path: Path) -> None:
     """ "checking" and "verified" are as wide: a file found as its marker says keeps the
     marker's rows, so the view redraws that line without counting it again; a missing
