@@ -143,6 +143,21 @@ def test_counts_of_many_blocks_are_taken_in_one_pass() -> None:
     assert doc.take_dirty() == [2] and doc.dirty == {7}
 
 
+async def _checked(pilot: Any) -> tuple[TranscriptScreen, Any]:
+    """The transcript screen once its analysis landed and every file was checked."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+    ledger = screen.state.ledger
+    assert ledger is not None and ledger.complete
+    return screen, ledger
+
+
+def _all_gone(ledger: Any) -> list[FileCheck]:
+    """A check for every file the ledger recorded, each found missing this time."""
+    return [FileCheck(n, FileState.MISSING, "gone") for n in sorted(ledger.checks)]
+
+
 @sync
 async def test_badges_turning_off_screen_are_counted_in_a_worker_not_built(
     many_markers: Path, monkeypatch: pytest.MonkeyPatch
@@ -158,16 +173,12 @@ async def test_badges_turning_off_screen_are_counted_in_a_worker_not_built(
     monkeypatch.setattr(FileSource, "build", spy)
     app = TranscriptApp(many_markers)
     async with app.run_test(size=(100, 20)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
-        ledger = screen.state.ledger
-        assert ledger is not None and ledger.complete
+        screen, ledger = await _checked(pilot)
         assert_layout_consistent(screen)  # the missing ones' finding rows are counted
         assert screen.header.problems == 20
         # Every marker's badge turns again (say, its file was checked anew) ...
         built.clear()
-        checks = [FileCheck(n, FileState.MISSING, "gone") for n in sorted(ledger.checks)]
+        checks = _all_gone(ledger)
         screen.post_message(ArtifactsChecked(checks, len(checks), len(checks)))
         await settle(pilot)
         # ... and only blocks on or near the screen were built, not one per marker,
@@ -185,15 +196,11 @@ async def test_checks_asked_for_by_a_replaced_analysis_are_dropped(many_markers:
 
     app = TranscriptApp(many_markers)
     async with app.run_test(size=(100, 20)) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
-        ledger = screen.state.ledger
-        assert ledger is not None and ledger.complete
+        screen, ledger = await _checked(pilot)
         problems = screen.header.problems
         with Transcript.open(many_markers) as t:
             older = analyse(t)
-        checks = [FileCheck(n, FileState.MISSING, "gone") for n in sorted(ledger.checks)]
+        checks = _all_gone(ledger)
         screen.post_message(ArtifactsChecked(checks, len(checks), len(checks), older))
         await settle(pilot)
         assert screen.header.problems == problems
