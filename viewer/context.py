@@ -254,8 +254,8 @@ def _marker_look(
     """What a line's marker rows read of an analysis and its ledger (None: not known).
 
     `RowBuilder.marker` draws a quoted marker from its text alone, and an
-    excerpt's own from its text, its badge (only the width counts, as in
-    `same_rows`) and its findings.
+    excerpt's own from its text and its verdict's rows (`_verdict_rows`, what
+    `same_rows` compares too).
     """
     look: list[tuple[object, ...]] = []
     for site in sites:
@@ -266,7 +266,7 @@ def _marker_look(
             continue
         state = _badge_state(ledger, site.key, site.marker)
         findings = ledger.findings_of(site.key) if ledger is not None else []
-        look.append((site.marker, False, badge_text(state).cell_len, *findings))
+        look.append((site.marker, False, *_verdict_rows(state, findings)))
     return tuple(look)
 
 
@@ -287,7 +287,12 @@ def same_rows(
     rest of the block does not read the verdict. So the rows stay when the badge
     keeps its width and the findings are the same.
     """
-    return old[1] == new[1] and badge_text(old[0]).cell_len == badge_text(new[0]).cell_len
+    return _verdict_rows(*old) == _verdict_rows(*new)
+
+
+def _verdict_rows(state: MarkerState, findings: list[Finding]) -> tuple[object, ...]:
+    """What of a marker's verdict its rows read: its badge's width and its findings."""
+    return (badge_text(state).cell_len, *findings)
 
 
 class BlockKey(NamedTuple):
