@@ -433,6 +433,7 @@ def _native_out(
     )
 
 
+
 def _unmeasured(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
     return -1
 
@@ -454,9 +455,10 @@ def _map_into(
     read as the `core.envelopes` accessor of the same name reads it
     (`Message.role`, `.content`, `.is_sticky`, `.tool_calls`, …).
 
-    With `fold`, a batch's own pass (`_fold_run`), each operation's event goes
-    straight to it instead of into the batch. With `measure` (lines given as
-    bytes), each envelope line's measure goes into `batch.measures`.
+    With `fold` (the pass that absorbs the batch, or a batch's own: `_fold_run`),
+    each operation's event goes straight to it instead of into the batch. With
+    `measure` (lines given as bytes), each envelope line's measure goes into
+    `batch.measures`.
 
     This is the definition; lines read as bytes go through its C twin where
     it was built (`_map_raw`, `core/_map.c`), so a change to what this loop
@@ -718,28 +720,33 @@ def _batches(
     transcript: Transcript,
     workers: int | None,
     *,
-    fold: bool = True,
+    fold: AnalysisPass | None = None,
     measure: Measure | None = None,
 ) -> Iterator[LineBatch]:
     """Every line's batch in file order: mapped here, or in `workers` processes.
 
-    Workers also fold each batch's operations (`_fold_run`) when `fold`, which
-    leaves the fold here little to do but merge. At most two batches per
-    worker are in flight, so a fold slower than the map never holds more than
-    a few batches (a gigabyte's would not fit).
+    With `fold` (a pass without exact ids, which absorbs the batches in this
+    order), each batch's operations are folded as it is mapped. Here, that is
+    straight into `fold`: the batch keeps only the replay's edits, and no
+    second pass is made to be merged (for a small file, that pass and its merge
+    cost more than its operations). In workers, each batch is folded from an
+    empty state (`_fold_run`), which leaves the fold here little to do but
+    merge. At most two batches per worker are in flight, so a fold slower than
+    the map never holds more than a few batches (a gigabyte's would not fit).
     """
     runs = transcript.line_ranges()
     n = parse_workers(transcript) if workers is None else workers
     if n <= 1 or len(runs) < 2:
-        make = fold_lines if fold else map_lines
         for first, last in runs:
-            yield make(transcript, first, last, measure)
+            batch = LineBatch(first, last)
+            _map_raw(batch, transcript.raw_chunks(first, last), fold, measure)
+            yield batch.seal()
         return
     import concurrent.futures
 
     with parallel.pool(n, _share, (transcript, measure)) as pool:
         todo = iter(runs)
-        job = _fold_run if fold else _map_run
+        job = _fold_run if fold is not None else _map_run
         flight: deque[concurrent.futures.Future[LineBatch]] = deque(
             pool.submit(job, run) for run in islice(todo, 2 * n)
         )
@@ -797,7 +804,8 @@ class AnalysisPass:
         self.unanswered: dict[str, list[int]] = {}
         self.pending: dict[str, int] = {}
         self.message_digest: dict[int, str] = {}
-        self.op_ids: IdTable | IdOverlay = IdTable()
+        # Only an exact-ids pass looks dispatches up by id key (a table of 4,096 slots).
+        self.op_ids: IdTable | IdOverlay = IdTable(expected=2048 if exact_ids else 0)
         self.ids_seen: IdTable | IdOverlay = IdTable(
             expected=transcript.line_count if exact_ids else 0
         )
@@ -851,7 +859,8 @@ class AnalysisPass:
         last = 0
         a = self.analysis
         told = FoundSoFar(found)
-        for batch in _batches(self.t, workers, fold=not self.exact_ids, measure=measure):
+        fold = None if self.exact_ids else self
+        for batch in _batches(self.t, workers, fold=fold, measure=measure):
             self.absorb(batch)
             if measured is not None and batch.measures is not None:
                 measured(batch.first, batch.measures)

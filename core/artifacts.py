@@ -64,7 +64,7 @@ def artifact_dir_for(transcript: str | os.PathLike[str]) -> Path:
     the directory to write into. A leading dot is not an extension (`.jsonl` ->
     `.jsonl.artifacts`), matching the reference's `IO::Path.extension`.
     """
-    path = Path(transcript)
+    path = transcript if isinstance(transcript, Path) else Path(transcript)
     name = path.name
     dot = name.rfind(".")
     stem = name[:dot] if dot > 0 else name

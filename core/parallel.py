@@ -78,10 +78,10 @@ def threads_for(nbytes: int) -> int:
     For native loops that release the GIL (the line index's `pread` and
     `memchr`): threads need no fork, so a threaded program may use them too.
     """
-    cores = os.cpu_count() or 1
-    if cores < 2 or nbytes < PARALLEL_BYTES:
+    if nbytes < PARALLEL_BYTES:  # before the count of cores: a small file asks it a thousand times
         return 1
-    return min(cores, MAX_WORKERS)
+    cores = os.cpu_count() or 1
+    return 1 if cores < 2 else min(cores, MAX_WORKERS)
 
 
 def pool(

@@ -367,7 +367,7 @@ class Transcript:
         Raises:
             TranscriptError: the path is missing, unreadable, or not a regular file.
         """
-        self.path = Path(path)
+        self.path = path if isinstance(path, Path) else Path(path)
         self.artifact_dir = artifact_dir_for(self.path)
         if self.path.is_symlink() and not os.path.lexists(self.artifact_dir):
             # A transcript linked in from elsewhere keeps its artifacts beside the

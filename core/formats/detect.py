@@ -216,7 +216,7 @@ def detect(path: str | os.PathLike[str]) -> Detection:
     Raises:
         TranscriptError: the path cannot be opened as a regular file.
     """
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     try:
         fd = open_readonly(p)
     except FileNotFoundError as exc:

@@ -11,10 +11,13 @@ transcripts (`_random_transcripts`).
 
 from __future__ import annotations
 
+import concurrent.futures
+import gc
 import hashlib
 import json
 import math
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -346,11 +349,29 @@ def _compare(path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, workers: i
     assert got == want
 
 
+class _PoolInThread(concurrent.futures.ThreadPoolExecutor):
+    """`parallel.pool` as one thread of this process: the workers' fold of each batch
+    and its merge, at a property test's pace (a fork an example would be seconds)."""
+
+    def __init__(
+        self,
+        workers: int,
+        initializer: Callable[..., object] | None = None,
+        initargs: tuple[Any, ...] = (),
+    ) -> None:
+        def start() -> None:
+            if initializer is not None:
+                initializer(*initargs)
+            gc.enable()  # a worker's start turns it off, for its own process
+
+        super().__init__(1, initializer=start)
+
+
 @settings(
     max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(seed=st.integers(0, 10**6), size=st.integers(5, 120), mutated=st.booleans(),
-       chunk=st.integers(40, 4000))  # fmt: skip
+       chunk=st.integers(40, 4000), merged=st.booleans())  # fmt: skip
 def test_the_fast_pass_is_the_plain_pass(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -358,16 +379,20 @@ def test_the_fast_pass_is_the_plain_pass(
     size: int,
     mutated: bool,
     chunk: int,
+    merged: bool,
 ) -> None:
-    """Random and mutated transcripts, read in batches of any size, folded batch by
-    batch and merged (call ids reused while an earlier call waits, operations cut
-    by a batch's end, repeated ids, ...), give the plain pass's analysis."""
+    """Random and mutated transcripts, read in batches of any size, give the plain
+    pass's analysis: folded into the pass as they are mapped, or (`merged`) folded
+    batch by batch as a worker does and merged (call ids reused while an earlier
+    call waits, operations cut by a batch's end, repeated ids, ...)."""
     data = random_transcript(seed, size)
     if mutated:
         data = mutate(data, seed)
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    _compare(path, monkeypatch, chunk)
+    if merged:
+        monkeypatch.setattr(parallel, "pool", _PoolInThread)
+    _compare(path, monkeypatch, chunk, workers=2 if merged else 1)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 5, 8, 13])
@@ -404,12 +429,16 @@ def _calls(*items: tuple[str, str]) -> bytes:
     return b"\n".join(x.encode() for x in out) + b"\n"
 
 
+@pytest.mark.parametrize("merged", [False, True])
 @pytest.mark.parametrize("chunk", [1, 150, 300, 450, 10_000])
 def test_a_call_id_reused_while_an_earlier_call_waits_is_matched_first_come(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, merged: bool
 ) -> None:
-    """A batch that matches a call id an earlier batch's call still waits on cannot
-    know it: the fold sees the clash and folds those lines itself."""
+    """A batch folded on its own (`merged`, as a worker folds it) that matches a call
+    id an earlier batch's call still waits on cannot know it: the fold sees the
+    clash and folds those lines itself."""
+    if merged:
+        monkeypatch.setattr(parallel, "pool", _PoolInThread)
     path = tmp_path / "t.jsonl"
     path.write_bytes(
         _calls(
@@ -426,7 +455,7 @@ def test_a_call_id_reused_while_an_earlier_call_waits_is_matched_first_come(
             ("settle", "o9"),  # never dispatched
         )
     )
-    _compare(path, monkeypatch, chunk)
+    _compare(path, monkeypatch, chunk, workers=2 if merged else 1)
     with Transcript.open(path) as t:
         a = analyse(t)
     assert [op.dispatch_line for op in a.operations][:2] == [6, 4]

@@ -56,23 +56,30 @@ class Sizes:
         return len(raw) * 100 + len(payload) + len(kind)
 
 
-def _batch(t: Transcript, *, use_native: bool, fold: bool, measure: bool) -> LineBatch:
+#: How a batch's operations are folded: not at all (its events), by a worker's own
+#: pass (`fold_lines`), or straight into the pass that reads the file.
+FOLDS = ("none", "local", "pass")
+
+
+def _batch(t: Transcript, *, use_native: bool, fold: str, measure: bool) -> LineBatch:
+    """The batch of every line (`fold` one of `FOLDS`); a folding pass's state goes in
+    `folded` (`export`)."""
     batch = LineBatch(1, t.line_count)
-    local = AnalysisPass(t, exact_ids=False, local=True) if fold else None
+    into = None if fold == "none" else AnalysisPass(t, exact_ids=False, local=fold == "local")
     chunks = t.raw_chunks(1, t.line_count)
     count = Sizes() if measure else None
     if use_native:
-        A._map_raw(batch, chunks, local, count)
+        A._map_raw(batch, chunks, into, count)
     else:
-        A._map_into(batch, chunks, local, count)
-    if local is not None:
-        batch.folded = local.export()
+        A._map_into(batch, chunks, into, count)
+    if into is not None:
+        batch.folded = into.export()
     return batch.seal()
 
 
 def _assert_same(path: Path) -> None:
     with Transcript.open(path) as t:
-        for fold in (False, True):
+        for fold in FOLDS:
             for measure in (False, True):
                 want = _state(_batch(t, use_native=False, fold=fold, measure=measure))
                 got = _state(_batch(t, use_native=True, fold=fold, measure=measure))
@@ -220,16 +227,21 @@ def test_a_line_that_is_not_utf8_maps_alike(tmp_path: Path) -> None:
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(seed=st.integers(0, 10**6), size=st.integers(5, 150), mutated=st.booleans())
+@given(seed=st.integers(0, 10**6), size=st.integers(5, 150), mutated=st.booleans(),
+       chunk=st.sampled_from([60, 700, 1 << 20]))  # fmt: skip
 def test_random_and_mutated_transcripts_map_alike(
-    tmp_path: Path, seed: int, size: int, mutated: bool
+    tmp_path: Path, seed: int, size: int, mutated: bool, chunk: int
 ) -> None:
+    """Read in runs of any size: the native fold keeps a run's new rows until it ends,
+    and writes the rows of earlier runs in place."""
     data = random_transcript(seed, size)
     if mutated:
         data = mutate(data, seed)
     path = tmp_path / "t.jsonl"
     path.write_bytes(data)
-    _assert_same(path)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(transcript_module, "READ_CHUNK", chunk)
+        _assert_same(path)
 
 
 # -- the C entry points themselves --------------------------------------------------------
@@ -334,9 +346,9 @@ def test_without_the_native_map_the_python_loop_runs(
     path = tmp_path / "t.jsonl"
     path.write_bytes(random_transcript(3, 60))
     with Transcript.open(path) as t:
-        want = _state(_batch(t, use_native=False, fold=True, measure=True))
+        want = _state(_batch(t, use_native=False, fold="local", measure=True))
         monkeypatch.setattr(A, "_map", None)
-        got = _state(_batch(t, use_native=True, fold=True, measure=True))
+        got = _state(_batch(t, use_native=True, fold="local", measure=True))
     assert got == want
 
 
@@ -455,3 +467,4 @@ def test_the_native_sorts_take_only_int64_arrays() -> None:
         A._map.sorted_keys(array("d", [1.0]))
     with pytest.raises(ValueError, match="int64"):
         A._map.has_repeats([array("Q", [1, 2])])
+
