@@ -48,8 +48,10 @@ CONSTRAINTS = ROOT / "constraints.txt"
 #: The C the install compiles (setup.py's extensions): a change to any rebuilds them.
 NATIVE_SOURCES = (
     "core/_gcount.c",
+    "core/_fold.c",
     "core/_lines.c",
     "core/_map.c",
+    "core/_map.h",
     "viewer/_rows.c",
     "viewer/_rows.h",
     "viewer/_session_rows.c",

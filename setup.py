@@ -10,7 +10,8 @@ builds the wheel and imports every module from a clean install to prove it.
 `transcript_view.core._gcount` counts grapheme clusters with the GIL released
 (see core/_gcount.c); `transcript_view.core._lines` finds line starts with
 memchr for the line index (core/_lines.c); `transcript_view.core._map` is the
-analysis pass's loop over raw lines (core/_map.c); `transcript_view.viewer._rows`
+analysis pass's loop over raw lines (core/_map.c, with core/_fold.c for the fold of
+their operations); `transcript_view.viewer._rows`
 counts the file view's rows of a plain line as the analysis reads it
 (viewer/_rows.c, and viewer/_session_rows.c for the other formats). All are
 `optional`: on a machine without a C compiler the install still succeeds and
@@ -55,7 +56,8 @@ setup(
         ),
         Extension(
             "transcript_view.core._map",
-            sources=["core/_map.c"],
+            sources=["core/_map.c", "core/_fold.c"],
+            depends=["core/_map.h"],
             optional=True,
         ),
         Extension(

@@ -11,8 +11,10 @@
  * than a field's read left to the Python it was written in: the parse itself
  * and its standard-parser fallback, a field's text when it is not a string
  * (`field_text`), the digests, the markers, the arguments-digest check, an
- * elision's items, the caller's measure and the fold's own steps are the same
- * Python callables `_map_into` calls, handed in by `core.analysis` (`env`).
+ * elision's items and the caller's measure are the same Python callables
+ * `_map_into` calls, handed in by `core.analysis` (`env`). The fold's steps are
+ * the pass's Python methods too, but for their common cases, which `_fold.c`
+ * takes where the pass allows it (`out[O_FOLD_NATIVE]`).
  * The tests hold the two to the same batches on every fixture, on hostile
  * lines and on random and mutated transcripts.
  *
@@ -20,11 +22,9 @@
  * mapping is still read through `.get`, as the Python does.
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
+#include "_map.h"
+
 #include <stdlib.h>
-#include <string.h>
 
 /* `env`: what core.analysis hands in for each batch (see `_native_env` there). */
 enum {
@@ -71,6 +71,7 @@ enum {
     O_MEASURE,    /* None, or the caller's measure */
     O_MEASURES,   /* None, or array('i') of the batch's lines */
     O_BASE,       /* int: the batch's first line (measures[line - base]) */
+    O_FOLD_NATIVE, /* None, or what the native fold writes (`_native_fold`; see _fold.c) */
     O_FIELDS
 };
 
@@ -81,89 +82,6 @@ static PyObject *k_type, *k_v, *k_id, *k_payload, *k_role, *k_user, *k_sticky, *
     *k_depth, *k_content, *k_tool_calls, *k_tool_call_id, *k_is_error, *k_elided,
     *k_arguments_digest, *k_arguments, *k_call_id, *k_op_id, *k_artifact, *k_result_digest,
     *k_replaces, *k_get, *k_frombytes, *k_empty_str, *k_empty_tuple, *k_hexdigest;
-
-/* A growable column of fixed-size numbers, handed to an array's `frombytes` at the end. */
-typedef struct {
-    char *data;
-    Py_ssize_t size, cap;
-} Column;
-
-static int
-column_add(Column *c, const void *item, Py_ssize_t width)
-{
-    if (c->size + width > c->cap) {
-        Py_ssize_t cap = c->cap ? c->cap * 2 : 4096;
-        while (cap < c->size + width) {
-            cap *= 2;
-        }
-        char *grown = PyMem_Realloc(c->data, (size_t)cap);
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->data = grown;
-        c->cap = cap;
-    }
-    memcpy(c->data + c->size, item, (size_t)width);
-    c->size += width;
-    return 0;
-}
-
-static int
-add_i64(Column *c, int64_t v)
-{
-    return column_add(c, &v, 8);
-}
-
-static int
-add_i32(Column *c, int32_t v)
-{
-    return column_add(c, &v, 4);
-}
-
-static int
-add_i8(Column *c, int8_t v)
-{
-    return column_add(c, &v, 1);
-}
-
-/* A line number into an array('i') column: past its range, what `append` raises. */
-static int
-add_line(Column *c, Py_ssize_t n)
-{
-    if (n > INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "signed integer is greater than maximum");
-        return -1;
-    }
-    return add_i32(c, (int32_t)n);
-}
-
-/* Whether a buffer holds native numbers of `code` ('q', 'i'), as an array of them does. */
-static int
-holds(Py_buffer *view, const char *code, Py_ssize_t size)
-{
-    return view->itemsize == size && view->format != NULL && strcmp(view->format, code) == 0;
-}
-
-static int
-flush(PyObject *array, Column *c)
-{
-    if (c->size == 0) {
-        return 0;
-    }
-    PyObject *bytes = PyBytes_FromStringAndSize(c->data, c->size);
-    if (bytes == NULL) {
-        return -1;
-    }
-    PyObject *r = PyObject_CallMethodOneArg(array, k_frombytes, bytes);
-    Py_DECREF(bytes);
-    if (r == NULL) {
-        return -1;
-    }
-    Py_DECREF(r);
-    c->size = 0;
-    return 0;
-}
 
 /* `d.get(key)` as a new reference (NULL with an error set when it fails). */
 static PyObject *
@@ -180,18 +98,6 @@ get(PyObject *d, PyObject *key)
         return Py_NewRef(v);
     }
     return PyObject_CallMethodOneArg(d, k_get, key);
-}
-
-/* `hash(text) or 1`. */
-static int
-key_of(PyObject *text, int64_t *out)
-{
-    Py_hash_t h = PyObject_Hash(text);
-    if (h == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    *out = h ? (int64_t)h : 1;
-    return 0;
 }
 
 /* `field_text(value)`: None is empty, a string itself, anything else its JSON. New ref. */
@@ -269,7 +175,19 @@ typedef struct {
     PyObject *first_envelope, *meta_line; /* strong references */
     Py_buffer measures;                    /* .obj NULL: not measured */
     Py_ssize_t base;
+    Fold fold;                             /* .on: the fold's common steps are native */
 } Run;
+
+/* An operation's line for the pass's Python step (`to_fold`), where the native fold
+ * leaves it or there is none: the table brought up to date first, looked at again after. */
+static int
+to_step(Run *r, int fold, int code, PyObject *const *args, Py_ssize_t n)
+{
+    if (fold_sync(&r->fold) < 0 || to_fold(r->env, r->out, fold, code, args, n) < 0) {
+        return -1;
+    }
+    return fold_resume(&r->fold);
+}
 
 /* A message line: the replay's columns, then its event, if it takes part in one. */
 /* `string_digest(text)` where the Python rule would take msgspec's bytes as they are:
@@ -501,9 +419,16 @@ message(Run *r, Py_ssize_t n, PyObject *line, PyObject *env_id, int64_t key, PyO
         goto done;
     }
     if (PyTuple_GET_SIZE(call_ids) > 0 || call_id != Py_None || has_sites) {
+        int folded = 0;
+        if (r->fold.on && !has_sites) {
+            folded = fold_message(&r->fold, n, line, call_ids, call_id, is_error, digest);
+            if (folded < 0) {
+                goto done;
+            }
+        }
         PyObject *error = is_error ? Py_True : Py_False;
         PyObject *args[7] = {line, call_ids, call_id, error, digest, sites, ambiguous};
-        if (to_fold(env, out, O_FOLD_MESSAGE, E_EV_MESSAGE, args, 7) < 0) {
+        if (!folded && to_step(r, O_FOLD_MESSAGE, E_EV_MESSAGE, args, 7) < 0) {
             goto done;
         }
     }
@@ -522,9 +447,9 @@ done:
 }
 
 static int
-dispatched(Run *r, PyObject *line, PyObject *env_id, int64_t key, PyObject *p)
+dispatched(Run *r, Py_ssize_t n, PyObject *line, PyObject *env_id, int64_t key, PyObject *p)
 {
-    PyObject *env = r->env, *out = r->out;
+    PyObject *env = r->env;
     PyObject *want = NULL, *arguments = NULL, *mismatch = NULL, *call = NULL, *op_key = NULL;
     int ok = -1;
     want = get(p, k_arguments_digest);
@@ -546,12 +471,20 @@ dispatched(Run *r, PyObject *line, PyObject *env_id, int64_t key, PyObject *p)
             goto done;
         }
     }
+    if (r->fold.on && mismatch == Py_None) {
+        ok = fold_dispatched(&r->fold, n, line, call, env_id, env_id != Py_None ? key : 0);
+        if (ok != 0) {
+            ok = ok < 0 ? -1 : 0;
+            goto done;
+        }
+    }
     op_key = PyLong_FromLongLong(env_id != Py_None ? key : 0);
     if (op_key == NULL) {
+        ok = -1;
         goto done;
     }
     PyObject *args[5] = {line, call, env_id, op_key, mismatch};
-    ok = to_fold(env, out, O_FOLD_DISPATCHED, E_EV_DISPATCH, args, 5);
+    ok = to_step(r, O_FOLD_DISPATCHED, E_EV_DISPATCH, args, 5);
 done:
     Py_XDECREF(want);
     Py_XDECREF(arguments);
@@ -562,9 +495,9 @@ done:
 }
 
 static int
-settled(Run *r, PyObject *line, PyObject *p)
+settled(Run *r, Py_ssize_t n, PyObject *line, PyObject *p)
 {
-    PyObject *env = r->env, *out = r->out;
+    PyObject *env = r->env;
     PyObject *op_id = NULL, *artifact = NULL, *digest = NULL, *op_key = NULL;
     int ok = -1;
     op_id = get(p, k_op_id);
@@ -594,6 +527,13 @@ settled(Run *r, PyObject *line, PyObject *p)
     if (digest != Py_None && !PyUnicode_Check(digest)) {
         Py_SETREF(digest, Py_NewRef(Py_None));
     }
+    if (r->fold.on) {
+        int folded = fold_settled(&r->fold, n, op_id, artifact, digest);
+        if (folded != 0) {
+            ok = folded < 0 ? -1 : 0;
+            goto done;
+        }
+    }
     int64_t key = 0;
     if (op_id != Py_None && key_of(op_id, &key) < 0) {
         goto done;
@@ -603,7 +543,7 @@ settled(Run *r, PyObject *line, PyObject *p)
         goto done;
     }
     PyObject *args[5] = {line, op_id, op_key, artifact, digest};
-    ok = to_fold(env, out, O_FOLD_SETTLED, E_EV_SETTLE, args, 5);
+    ok = to_step(r, O_FOLD_SETTLED, E_EV_SETTLE, args, 5);
 done:
     Py_XDECREF(op_id);
     Py_XDECREF(artifact);
@@ -795,10 +735,10 @@ envelope(Run *r, Py_ssize_t n, PyObject *raw, PyObject *data, PyObject *kind)
         ok = message(r, n, line, env_id, key, p);
     }
     else if (PyUnicode_CompareWithASCIIString(kind, "tool-dispatched") == 0) {
-        ok = dispatched(r, line, env_id, key, p);
+        ok = dispatched(r, n, line, env_id, key, p);
     }
     else if (PyUnicode_CompareWithASCIIString(kind, "tool-settled") == 0) {
-        ok = settled(r, line, p);
+        ok = settled(r, n, line, p);
     }
     else if (PyUnicode_CompareWithASCIIString(kind, "session-meta") == 0) {
         if (r->meta_line == Py_None) {
@@ -901,6 +841,9 @@ map_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
     }
+    if (fold_open(&r.fold, PyTuple_GET_ITEM(out, O_FOLD_NATIVE)) < 0) {
+        goto done;
+    }
     Py_ssize_t line = first - 1, after = start;
     /* The list is the caller's, and a callback could change it: hold each item. */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
@@ -941,6 +884,9 @@ map_run(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     failed = 0;
 done:
+    if (fold_close(&r.fold) < 0) {
+        failed = 1;
+    }
     if (r.measures.obj != NULL) {
         PyBuffer_Release(&r.measures);
     }

@@ -430,8 +430,44 @@ def _native_out(
         measure,
         batch.measures if measure is not None else None,
         batch.first,
+        _native_fold(fold),
     )
 
+
+def _native_fold(fold: AnalysisPass | None) -> tuple[Any, ...] | None:
+    """The pass's own containers, as `core/_fold.c` writes them (its `F_*`), or None.
+
+    The native fold takes the common case of each operation step (a turn's
+    calls queued, a result matched, a plain dispatch or settle) and leaves the
+    rest to the pass's methods, which define them all. None leaves every step
+    to them: no fold, an exact-ids pass (its id table is Python's), or a table
+    something has already read (`Operations.fold_targets`).
+    """
+    if fold is None or fold.exact_ids:
+        return None
+    targets = fold.ops.fold_targets()
+    if targets is None:
+        return None
+    call_pos, flags, cols, artifacts, error, has_artifact = targets
+    return (
+        call_pos,
+        flags,
+        *cols,
+        fold.dispatch_keys,
+        artifacts,
+        fold.undispatched,
+        fold.unanswered,
+        fold.pending,
+        fold.message_digest,
+        fold.deferred,
+        fold.taken_calls,
+        fold.asked_answers,
+        fold.local,
+        error,
+        has_artifact,
+        _DISPATCH,
+        _ANSWER,
+    )
 
 
 def _unmeasured(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:

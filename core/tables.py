@@ -241,6 +241,26 @@ class Operations(_Rows[ToolOperation]):
             self._artifacts[row] = artifact
             self._flags[row] |= _HAS_ARTIFACT
 
+    def fold_targets(
+        self,
+    ) -> (
+        tuple[array[int], array[int], list[array[int]], dict[int, Mapping[str, Any]], int, int]
+        | None
+    ):
+        """What a native fold writes in place: (call positions, flags, the call,
+        dispatch, message and settle columns, the artifact keys, and the flag bits
+        of an error result and of an artifact), or None.
+
+        None once anything has been derived from the columns (a sorted index, a
+        made operation): a write past these methods would leave it stale. A
+        pass derives nothing until it is finished, so during one this is never
+        None (`core/_fold.c` is the native fold, `AnalysisPass` its definition).
+        """
+        if self._sorted or self._cache:
+            return None
+        cols = [self._cols.column(n) for n in ("call", "dispatch", "message", "settle")]
+        return self._call_pos, self._flags, cols, self._artifacts, _ERROR, _HAS_ARTIFACT
+
     def raw_columns(
         self,
     ) -> tuple[list[array[int]], array[int], array[int], dict[int, Mapping[str, Any]]]:

@@ -468,3 +468,76 @@ def test_the_native_sorts_take_only_int64_arrays() -> None:
     with pytest.raises(ValueError, match="int64"):
         A._map.has_repeats([array("Q", [1, 2])])
 
+
+# -- the native fold (core/_fold.c) -------------------------------------------------------
+
+
+def _spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often each of the pass's Python operation steps runs from here on."""
+    calls = {"_message": 0, "_dispatched": 0, "_settled": 0}
+    for name in calls:
+        step = getattr(AnalysisPass, name)
+
+        def spy(self: AnalysisPass, *args: Any, _step: Any = step, _name: str = name) -> None:
+            calls[_name] += 1
+            _step(self, *args)
+
+        monkeypatch.setattr(AnalysisPass, name, spy)
+    return calls
+
+
+@native
+def test_the_native_fold_takes_the_common_steps_and_leaves_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A generated transcript's plain operations never reach the Python steps; its
+    marker's tool result does (a marker is Python's to read), and so does a settle
+    the fold cannot match. Without the fold's targets, every step is Python's."""
+    from _support import generate
+
+    path = generate(tmp_path / "t.jsonl", "64K", markers=1)
+    with path.open("ab") as fh:
+        stray = {"id": "s-x", "payload": {"op-id": "nobody"}, "ts": "t", "type": "tool-settled"}
+        fh.write(json.dumps({**stray, "v": 1}).encode() + b"\n")
+    with Transcript.open(path) as t:
+        first = A.analyse(t, workers=1)
+        want, operations = dump(first), len(first.operations)
+        calls = _spied(monkeypatch)
+        got = dump(A.analyse(t, workers=1))
+        assert calls == {"_message": 1, "_dispatched": 0, "_settled": 1}
+        assert got == want
+        monkeypatch.setattr(A.Operations, "fold_targets", lambda self: None)
+        plain = dump(A.analyse(t, workers=1))
+    assert plain == want
+    assert operations > 10
+    # The counts run on from the native pass: its one settle, then the plain pass's.
+    assert calls["_dispatched"] == operations and calls["_settled"] == 1 + operations + 1
+
+
+@native
+def test_a_run_that_fails_leaves_the_rows_it_made_in_the_table(tmp_path: Path) -> None:
+    """The queues name the rows a run added, so they reach the arrays even when the
+    run stops on an error (here a measure that breaks after three operations of a
+    transcript with nothing the Python steps would take)."""
+    from _support import generate
+
+    path = generate(tmp_path / "t.jsonl", "16K", markers=0)
+    with Transcript.open(path) as t:
+        fold = AnalysisPass(t, exact_ids=False)
+        seen = 0
+
+        def breaks(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
+            nonlocal seen
+            seen += kind == "tool-settled"
+            if seen > 3:
+                raise RuntimeError("the measure broke")
+            return 0
+
+        with pytest.raises(RuntimeError, match="the measure broke"):
+            A._map_raw(LineBatch(1, t.line_count), t.raw_chunks(1, t.line_count), fold, breaks)
+    cols, call_pos, flags, _ = fold.ops.raw_columns()
+    rows = len(flags)
+    assert rows > 0 and len(call_pos) == len(fold.dispatch_keys) == rows
+    assert all(len(c) == rows for c in cols)
+    waiting = [r for q in (fold.undispatched, fold.unanswered) for rs in q.values() for r in rs]
+    assert all(0 <= r < rows for r in [*waiting, *fold.pending.values()])
