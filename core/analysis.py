@@ -382,7 +382,9 @@ def _map_raw(
 
     `core/_map.c` is `_map_into`'s loop in C, calling the same Python rules
     (`_native_env`) for everything but a field's read; about 2.5 µs a line
-    less, most of what the pass costs beyond the parse.
+    less, most of what the pass costs beyond the parse. With `fold`, its
+    common steps run in C too (`core/_fold.c`, on `_native_fold`'s containers):
+    about 21,000 instructions an operation less (callgrind, a 128 KiB file).
     """
     if _map is None:
         _map_into(batch, chunks, fold, measure)

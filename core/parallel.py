@@ -298,6 +298,8 @@ class PassServer:
         """The transcript the server holds: (it, its lines, its resets) when sent."""
         self._previous: weakref.ref[Any] | None = None
         """The result the server sent back last (it keeps its own copy)."""
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
 
     @classmethod
     def start(cls) -> PassServer | None:
@@ -331,6 +333,16 @@ class PassServer:
         """Whether a job is running (a caller that could work itself need not wait)."""
         return self._lock.locked()
 
+    @property
+    def wanted(self) -> bool:
+        """Whether another caller waits for the job running now to end.
+
+        A long job whose work could go on elsewhere (the viewer's artifact
+        checks) reads this in its `on_event` and stops, so a pass that waits
+        (a followed file's reset) waits for one event, not the whole job.
+        """
+        return self._waiting > 0
+
     def run(
         self, job: Job, transcript: Transcript, *args: Any, on_event: OnEvent | None = None
     ) -> Any:
@@ -345,29 +357,37 @@ class PassServer:
             PassFailed: the job raised in the server.
             OSError: the server is gone.
         """
-        with self._lock:
-            try:
-                self._conn.send((job, self._transcript_to_send(transcript), self._args(args)))
-                while True:
-                    kind, *rest = self._conn.recv()
-                    if kind == "event":
-                        name, data = rest
-                        if on_event is not None and not on_event(name, _loads(data, transcript)):
-                            self._conn.send("cancel")
-                        continue
-                    if kind == "failed":
-                        raise PassFailed(rest[0])
-                    if kind == "cancelled":
-                        return None
-                    result = _load_result(self._conn, transcript)
-                    # A value that cannot be named again (an int, a list: a count
-                    # or a check's result) leaves the one before it to be named.
-                    kept = _weak(result)
-                    if kept is not None:
-                        self._previous = kept
-                    return result
-            except EOFError:
-                raise OSError("the pass server stopped") from None
+        with self._waiting_lock:
+            self._waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
+        try:
+            self._conn.send((job, self._transcript_to_send(transcript), self._args(args)))
+            while True:
+                kind, *rest = self._conn.recv()
+                if kind == "event":
+                    name, data = rest
+                    if on_event is not None and not on_event(name, _loads(data, transcript)):
+                        self._conn.send("cancel")
+                    continue
+                if kind == "failed":
+                    raise PassFailed(rest[0])
+                if kind == "cancelled":
+                    return None
+                result = _load_result(self._conn, transcript)
+                # A value that cannot be named again (an int, a list: a count
+                # or a check's result) leaves the one before it to be named.
+                kept = _weak(result)
+                if kept is not None:
+                    self._previous = kept
+                return result
+        except EOFError:
+            raise OSError("the pass server stopped") from None
+        finally:
+            self._lock.release()
 
     def _transcript_to_send(self, transcript: Transcript) -> Transcript | _Kept:
         """`_HELD` if the server has this transcript, index and all; else the transcript."""

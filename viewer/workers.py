@@ -205,7 +205,7 @@ def verify_files(job: VerifyJob, post: Post, cancelled: Cancelled = _never) -> N
     verification. Each check comes cut to the digests of the ends the ledger
     keeps (`FileJob.needs`). Many reference-format files are checked in the
     pass server when it is free (`background.verify_job`); what it could not
-    check is checked here.
+    check, or left to let a pass that waited for it go first, is checked here.
     """
     files = job.files
     if files is not None:
@@ -235,21 +235,28 @@ def _checked_in_server(
     post: Post,
     cancelled: Cancelled,
 ) -> int | None:
-    """How many of `files` the server checked (all, or where it failed); None: cancelled."""
+    """How many of `files` the server checked (all, where it failed, or where it gave
+    way to a pass that waited for it); None: cancelled."""
     done = 0
+    gave_way = False
 
     def on_event(kind: str, value: Any) -> bool:
-        nonlocal done
+        nonlocal done, gave_way
         if cancelled():
             return False  # the screen closed, or a newer analysis checks its own files
         if kind == "checks":
             batch, done = value
             post(ArtifactsChecked(batch, done, len(files.names), job.analysis))
+        if server.wanted:
+            # A pass waits for the server (a followed file started over, say): it
+            # goes first, and the rest of the files are checked here.
+            gave_way = True
+            return False
         return True
 
     try:
         finished = server.run(verify_job, job.analysis.transcript, files, 0, on_event=on_event)
-        if finished is None or cancelled():
+        if cancelled() or (finished is None and not gave_way):
             return None  # stopped, or done as it was cancelled: nobody waits for the rest
     except (parallel.PassFailed, OSError):
         pass  # the server could not: the rest are checked here

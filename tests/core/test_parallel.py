@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pickle
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -237,3 +238,39 @@ def test_a_result_arrives_in_pieces_and_is_loaded_as_they_come(
             assert started.run(many_numbers, t, 3) == [0, 1, 2]
     finally:
         started.close()
+
+
+def ticks(t: Transcript, n: int, *, emit: parallel.Emit) -> int:
+    """A job that emits `n` events, a few milliseconds apart (a long artifact check)."""
+    for i in range(n):
+        time.sleep(0.005)
+        emit("tick", i)
+    return n
+
+
+def test_a_long_job_can_give_way_to_a_caller_that_waits(
+    server: parallel.PassServer, tmp_path: Path
+) -> None:
+    """`wanted` says a caller waits for the server; a job that stops for it ends at its
+    next event, and the waiting job runs."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(8, 20))
+    with Transcript.open(path) as t:
+        started, seen = threading.Event(), []
+
+        def on_event(kind: str, value: Any) -> bool:
+            started.set()
+            seen.append(value)
+            return not server.wanted
+
+        long_one: list[Any] = []
+        thread = threading.Thread(
+            target=lambda: long_one.append(server.run(ticks, t, 10_000, on_event=on_event))
+        )
+        thread.start()
+        assert started.wait(10)
+        assert not server.wanted
+        assert server.run(ticks, t, 3) == 3  # waits for the long job to give way
+        thread.join()
+    assert long_one == [None] and 0 < len(seen) < 10_000
+    assert not server.wanted and not server.busy

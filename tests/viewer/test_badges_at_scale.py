@@ -87,44 +87,48 @@ def test_checks_come_cut_to_what_the_ledger_keeps(many_markers: Path) -> None:
 
 
 class _Server:
-    """A pass server that checks the first files and then fails, or is told to stop."""
+    """A pass server that checks the first files and then fails, is told to stop, or
+    finds another caller waiting for it (`wanted`) after the first batch."""
 
     busy = False
 
-    def __init__(self, fail: bool) -> None:
-        self.fail = fail
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.wanted = False
 
     def run(self, job: Any, transcript: Any, files: Any, start: int, *, on_event: Any) -> Any:
         batches = files.batches()
         for _ in range(2):
             if not on_event("checks", next(batches)):
                 return None
-        if self.fail:
+            self.wanted = self.how == "waited for"
+        if self.how == "fails":
             raise workers.parallel.PassFailed("OSError: the disk went away")
         raise AssertionError("told to stop, it went on")
 
 
-@pytest.mark.parametrize("fail", [True, False])
+@pytest.mark.parametrize("how", ["fails", "waited for", "cancelled"])
 def test_what_the_server_did_not_check_is_checked_here(
-    many_markers: Path, monkeypatch: pytest.MonkeyPatch, fail: bool
+    many_markers: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    """A server that fails part-way leaves the rest to this process (each file once, in
-    order); one whose screen closed part-way stops, and nothing more is posted."""
+    """A server that fails part-way, or gives way part-way to a pass that waits for it,
+    leaves the rest to this process (each file once, in order); one whose screen closed
+    part-way stops, and nothing more is posted."""
     from transcript_view.core.analysis import analyse
     from transcript_view.core.ledger import VerificationLedger
     from transcript_view.core.transcript import Transcript
 
     with Transcript.open(many_markers) as t:
         job = workers.VerifyJob.of(VerificationLedger(analyse(t)))
-    monkeypatch.setattr(workers.parallel, "_server", _Server(fail))
+    monkeypatch.setattr(workers.parallel, "_server", _Server(how))
     posted: list[Any] = []
-    workers.verify_files(job, posted.append, lambda: not fail and len(posted) == 1)
+    workers.verify_files(job, posted.append, lambda: how == "cancelled" and len(posted) == 1)
     checked = [c.name for m in posted if isinstance(m, ArtifactsChecked) for c in m.checks]
-    if fail:
+    if how == "cancelled":
+        assert len(posted) == 1 and 0 < len(checked) < len(job.names)
+    else:
         assert checked == job.names
         assert type(posted[-1]).__name__ == "OrphansFound"
-    else:
-        assert len(posted) == 1 and 0 < len(checked) < len(job.names)
 
 
 def test_counts_of_many_blocks_are_taken_in_one_pass() -> None:
