@@ -47,6 +47,7 @@ enum {
     F_HAS_ARTIFACT,   /* int: the flag of a settle that names an artifact */
     F_EV_DISPATCH,    /* the deferred entries' codes */
     F_EV_ANSWER,
+    F_DERIVED,        /* tuple: what the table derives from its rows, emptied as they land */
     F_SPEC_FIELDS
 };
 
@@ -98,14 +99,18 @@ set_flag(Fold *f, Py_ssize_t row, long flag)
     *cell(f, C_FLAGS, row) |= (char)flag;
 }
 
-/* `Operations.add_call` (`pos` >= 0) or `.add_dispatch`, and `dispatch_keys.append(0)`. */
+/* `Operations.add_call` (`pos` >= 0) or `.add_dispatch`, and `dispatch_keys.append(0)`.
+ * What the arrays' appends would refuse is refused before any column has the row. */
 static int
 add_row(Fold *f, Py_ssize_t pos, Py_ssize_t call, Py_ssize_t dispatch)
 {
+    if (pos > INT32_MAX || call > INT32_MAX || dispatch > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "signed integer is greater than maximum");
+        return -1;
+    }
     if (add_i32(&f->fresh[C_POS], (int32_t)pos) < 0 || add_i8(&f->fresh[C_FLAGS], 0) < 0
-        || (call < 0 ? add_i32(&f->fresh[C_CALL], -1) : add_line(&f->fresh[C_CALL], call)) < 0
-        || (dispatch < 0 ? add_i32(&f->fresh[C_DISPATCH], -1)
-                         : add_line(&f->fresh[C_DISPATCH], dispatch)) < 0
+        || add_i32(&f->fresh[C_CALL], (int32_t)call) < 0
+        || add_i32(&f->fresh[C_DISPATCH], (int32_t)dispatch) < 0
         || add_i32(&f->fresh[C_MESSAGE], -1) < 0 || add_i32(&f->fresh[C_SETTLE], -1) < 0
         || add_i64(&f->fresh[C_KEY], 0) < 0) {
         return -1;
@@ -253,6 +258,22 @@ fold_sync(Fold *f)
         }
     }
     f->base = f->rows;
+    /* As `Operations._changed` does: whatever was derived from the rows is stale. */
+    PyObject *derived = SPEC(f, F_DERIVED);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(derived); i++) {
+        PyObject *d = PyTuple_GET_ITEM(derived, i);
+        Py_ssize_t n = PyObject_Length(d);
+        if (n < 0) {
+            return -1;
+        }
+        if (n > 0) {
+            PyObject *r = PyObject_CallMethod(d, "clear", NULL);
+            if (r == NULL) {
+                return -1;
+            }
+            Py_DECREF(r);
+        }
+    }
     return 0;
 }
 
@@ -278,6 +299,10 @@ fold_open(Fold *f, PyObject *spec)
             PyErr_SetString(PyExc_TypeError, "the native fold's logs are lists");
             return -1;
         }
+    }
+    if (!PyTuple_CheckExact(PyTuple_GET_ITEM(spec, F_DERIVED))) {
+        PyErr_SetString(PyExc_TypeError, "the native fold's derived containers are a tuple");
+        return -1;
     }
     int local = PyObject_IsTrue(PyTuple_GET_ITEM(spec, F_LOCAL));
     if (local < 0) {

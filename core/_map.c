@@ -81,7 +81,7 @@ enum { S_ENVELOPES, S_LAST_CONTENT, S_LAST_TURN, S_FIRST_ENVELOPE, S_META_LINE, 
 static PyObject *k_type, *k_v, *k_id, *k_payload, *k_role, *k_user, *k_sticky, *k_sysprompt,
     *k_depth, *k_content, *k_tool_calls, *k_tool_call_id, *k_is_error, *k_elided,
     *k_arguments_digest, *k_arguments, *k_call_id, *k_op_id, *k_artifact, *k_result_digest,
-    *k_replaces, *k_get, *k_frombytes, *k_empty_str, *k_empty_tuple, *k_hexdigest;
+    *k_replaces, *k_get, *k_empty_str, *k_empty_tuple, *k_hexdigest;
 
 /* `d.get(key)` as a new reference (NULL with an error set when it fails). */
 static PyObject *
@@ -1075,7 +1075,7 @@ PyInit__map(void)
         || intern(&k_op_id, "op-id") < 0 || intern(&k_artifact, "artifact") < 0
         || intern(&k_result_digest, "result-digest") < 0
         || intern(&k_replaces, "replaces-through-id") < 0 || intern(&k_get, "get") < 0
-        || intern(&k_frombytes, "frombytes") < 0 || intern(&k_empty_str, "") < 0
+        || intern(&k_empty_str, "") < 0
         || intern(&k_hexdigest, "hexdigest") < 0) {
         return NULL;
     }

@@ -81,11 +81,15 @@ flush(PyObject *array, Column *c)
     if (c->size == 0) {
         return 0;
     }
+    static PyObject *frombytes; /* one per file that includes this: interned once */
+    if (frombytes == NULL && (frombytes = PyUnicode_InternFromString("frombytes")) == NULL) {
+        return -1;
+    }
     PyObject *bytes = PyBytes_FromStringAndSize(c->data, c->size);
     if (bytes == NULL) {
         return -1;
     }
-    PyObject *r = PyObject_CallMethod(array, "frombytes", "O", bytes);
+    PyObject *r = PyObject_CallMethodOneArg(array, frombytes, bytes);
     Py_DECREF(bytes);
     if (r == NULL) {
         return -1;

@@ -450,7 +450,7 @@ def _native_fold(fold: AnalysisPass | None) -> tuple[Any, ...] | None:
     targets = fold.ops.fold_targets()
     if targets is None:
         return None
-    call_pos, flags, cols, artifacts, error, has_artifact = targets
+    call_pos, flags, cols, artifacts, error, has_artifact, derived = targets
     return (
         call_pos,
         flags,
@@ -469,6 +469,7 @@ def _native_fold(fold: AnalysisPass | None) -> tuple[Any, ...] | None:
         has_artifact,
         _DISPATCH,
         _ANSWER,
+        derived,
     )
 
 

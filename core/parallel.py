@@ -339,7 +339,8 @@ class PassServer:
 
         A long job whose work could go on elsewhere (the viewer's artifact
         checks) reads this in its `on_event` and stops, so a pass that waits
-        (a followed file's reset) waits for one event, not the whole job.
+        (a followed file's reset) waits for the job's next event (the files
+        being hashed, then a batch at most), not the whole job.
         """
         return self._waiting > 0
 
@@ -359,11 +360,22 @@ class PassServer:
         """
         with self._waiting_lock:
             self._waiting += 1
+        waiting = True
         try:
-            self._lock.acquire()
+            with self._lock:
+                with self._waiting_lock:
+                    self._waiting -= 1
+                waiting = False
+                return self._exchange(job, transcript, args, on_event)
         finally:
-            with self._waiting_lock:
-                self._waiting -= 1
+            if waiting:  # interrupted before the lock was ours
+                with self._waiting_lock:
+                    self._waiting -= 1
+
+    def _exchange(
+        self, job: Job, transcript: Transcript, args: tuple[Any, ...], on_event: OnEvent | None
+    ) -> Any:
+        """`run`'s conversation with the server, the lock held."""
         try:
             self._conn.send((job, self._transcript_to_send(transcript), self._args(args)))
             while True:
@@ -386,8 +398,6 @@ class PassServer:
                 return result
         except EOFError:
             raise OSError("the pass server stopped") from None
-        finally:
-            self._lock.release()
 
     def _transcript_to_send(self, transcript: Transcript) -> Transcript | _Kept:
         """`_HELD` if the server has this transcript, index and all; else the transcript."""

@@ -351,7 +351,12 @@ def _compare(path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, workers: i
 
 class _PoolInThread(concurrent.futures.ThreadPoolExecutor):
     """`parallel.pool` as one thread of this process: the workers' fold of each batch
-    and its merge, at a property test's pace (a fork an example would be seconds)."""
+    and its merge, at a property test's pace (a fork an example would be seconds).
+
+    `jobs` counts the batches sent to it (the pool is used only for two or more).
+    """
+
+    jobs = 0
 
     def __init__(
         self,
@@ -365,6 +370,14 @@ class _PoolInThread(concurrent.futures.ThreadPoolExecutor):
             gc.enable()  # a worker's start turns it off, for its own process
 
         super().__init__(1, initializer=start)
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        type(self).jobs += 1
+        return super().submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait, cancel_futures=cancel_futures)
+        analysis_module._shared = None  # a worker's transcript: not this process's to keep
 
 
 @settings(
@@ -439,6 +452,7 @@ def test_a_call_id_reused_while_an_earlier_call_waits_is_matched_first_come(
     clash and folds those lines itself."""
     if merged:
         monkeypatch.setattr(parallel, "pool", _PoolInThread)
+        monkeypatch.setattr(_PoolInThread, "jobs", 0)
     path = tmp_path / "t.jsonl"
     path.write_bytes(
         _calls(
@@ -456,6 +470,8 @@ def test_a_call_id_reused_while_an_earlier_call_waits_is_matched_first_come(
         )
     )
     _compare(path, monkeypatch, chunk, workers=2 if merged else 1)
+    if merged and chunk < 10_000:
+        assert _PoolInThread.jobs >= 2  # the batches were folded on their own and merged
     with Transcript.open(path) as t:
         a = analyse(t)
     assert [op.dispatch_line for op in a.operations][:2] == [6, 4]

@@ -33,7 +33,10 @@ native = pytest.mark.skipif(A._map is None, reason="core._map was not built here
 
 
 def _plain(value: Any) -> Any:
-    """A batch's value as plain data: arrays as lists, dataclasses by their slots."""
+    """A batch's value as plain data: arrays as lists, dataclasses by their slots, and
+    a bool apart from the int it equals."""
+    if isinstance(value, bool):
+        return ("bool", value)
     if isinstance(value, array):
         return (value.typecode, value.tolist())
     if isinstance(value, list):
@@ -541,3 +544,43 @@ def test_a_run_that_fails_leaves_the_rows_it_made_in_the_table(tmp_path: Path) -
     assert all(len(c) == rows for c in cols)
     waiting = [r for q in (fold.undispatched, fold.unanswered) for rs in q.values() for r in rs]
     assert all(0 <= r < rows for r in [*waiting, *fold.pending.values()])
+
+
+def test_a_table_anything_was_derived_from_is_not_the_native_folds(tmp_path: Path) -> None:
+    """A sorted index or a made operation would go stale under writes past the table's
+    methods: such a table is folded by the Python steps."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(6, 30))
+    with Transcript.open(path) as t:
+        fold = AnalysisPass(t, exact_ids=False)
+        assert A._native_fold(fold) is not None
+        fold.ops.rows_at("settle", 1)
+        assert fold.ops.fold_targets() is None and A._native_fold(fold) is None
+        assert A._native_fold(AnalysisPass(t)) is None  # exact ids: its id table is Python's
+
+
+@native
+def test_what_was_derived_from_the_rows_mid_run_is_dropped_when_they_land(
+    tmp_path: Path,
+) -> None:
+    """Nothing may read a table while a run writes it, but a measure that does (here, a
+    lookup by line each line) leaves no stale index behind: the rows' landing empties
+    it, as the table's own methods do, and a lookup after is what Python's gives (on
+    a transcript with nothing the Python steps would take, which would empty it)."""
+    from _support import generate
+
+    path = generate(tmp_path / "t.jsonl", "16K", markers=0)
+    answers = []
+    with Transcript.open(path) as t:
+        for use_native in (False, True):
+            fold = AnalysisPass(t, exact_ids=False)
+
+            def peeks(kind: str, payload: Mapping[str, Any], raw: bytes, p: Any = fold) -> int:
+                p.ops.rows_at("settle", 1)
+                return 0
+
+            batch = LineBatch(1, t.line_count)
+            run = A._map_raw if use_native else A._map_into
+            run(batch, t.raw_chunks(1, t.line_count), fold, peeks)
+            answers.append([fold.ops.rows_at("settle", n) for n in range(1, t.line_count + 1)])
+    assert answers[0] == answers[1] and any(answers[1])

@@ -88,41 +88,59 @@ def test_checks_come_cut_to_what_the_ledger_keeps(many_markers: Path) -> None:
 
 class _Server:
     """A pass server that checks the first files and then fails, is told to stop, or
-    finds another caller waiting for it (`wanted`) after the first batch."""
+    finds another caller waiting for it (`wanted`) after the first batch.
+
+    As the real one does, it sends the batch it was checking when told to stop
+    before it stops; "finishes anyway" is told as it sends its last batch.
+    """
 
     busy = False
 
     def __init__(self, how: str) -> None:
         self.how = how
         self.wanted = False
+        self.ran = False
 
     def run(self, job: Any, transcript: Any, files: Any, start: int, *, on_event: Any) -> Any:
-        batches = files.batches()
-        for _ in range(2):
-            if not on_event("checks", next(batches)):
-                return None
-            self.wanted = self.how == "waited for"
-        if self.how == "fails":
-            raise workers.parallel.PassFailed("OSError: the disk went away")
-        raise AssertionError("told to stop, it went on")
+        self.ran = True
+        batches = list(files.batches())
+        told = False
+        for i, batch in enumerate(batches):
+            refused = not on_event("checks", batch)
+            if told:
+                return None  # the cancel is read after the next batch was sent
+            told = refused
+            self.wanted = self.how in ("waited for", "finishes anyway")
+            if self.how == "fails" and i == 1:
+                raise workers.parallel.PassFailed("OSError: the disk went away")
+            if self.how == "finishes anyway" and i < len(batches) - 2:
+                self.wanted = False
+        if told and self.how != "finishes anyway":
+            raise AssertionError("told to stop, it went on")
+        return batches[-1][1]
 
 
-@pytest.mark.parametrize("how", ["fails", "waited for", "cancelled"])
+@pytest.mark.parametrize("how", ["fails", "waited for", "finishes anyway", "cancelled"])
 def test_what_the_server_did_not_check_is_checked_here(
     many_markers: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    """A server that fails part-way, or gives way part-way to a pass that waits for it,
-    leaves the rest to this process (each file once, in order); one whose screen closed
-    part-way stops, and nothing more is posted."""
+    """A server that fails part-way, or gives way part-way to a pass that waits for it
+    (posting the batch it was on, or all of them if it ends first), leaves the rest to
+    this process (each file once, in order); one whose screen closed part-way stops,
+    and nothing more is posted."""
     from transcript_view.core.analysis import analyse
     from transcript_view.core.ledger import VerificationLedger
     from transcript_view.core.transcript import Transcript
 
     with Transcript.open(many_markers) as t:
         job = workers.VerifyJob.of(VerificationLedger(analyse(t)))
-    monkeypatch.setattr(workers.parallel, "_server", _Server(how))
+    monkeypatch.setattr(background, "CHECK_POST_SECONDS", 0)  # a batch a file, on any machine
+    monkeypatch.setattr(workers, "SERVER_CHECK_FILES", 2)  # the fixture's 60 go to the server
+    server = _Server(how)
+    monkeypatch.setattr(workers.parallel, "_server", server)
     posted: list[Any] = []
     workers.verify_files(job, posted.append, lambda: how == "cancelled" and len(posted) == 1)
+    assert server.ran
     checked = [c.name for m in posted if isinstance(m, ArtifactsChecked) for c in m.checks]
     if how == "cancelled":
         assert len(posted) == 1 and 0 < len(checked) < len(job.names)
