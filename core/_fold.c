@@ -195,22 +195,6 @@ add_key(PyObject *list, PyObject *text)
     return rc;
 }
 
-/* Append a new tuple of `items` (borrowed) to `list`. */
-static int
-defer(PyObject *list, PyObject *const *items, Py_ssize_t n)
-{
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL) {
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
-    }
-    int rc = PyList_Append(list, t);
-    Py_DECREF(t);
-    return rc;
-}
-
 int
 fold_resume(Fold *f)
 {
@@ -394,7 +378,7 @@ fold_message(Fold *f, Py_ssize_t n, PyObject *line, PyObject *call_ids, PyObject
             if (row < 0) {
                 PyObject *items[6] = {SPEC(f, F_EV_ANSWER), line, call_id,
                                       is_error ? Py_True : Py_False, digest, Py_None};
-                return defer(SPEC(f, F_DEFERRED), items, 6) < 0 ? -1 : 1;
+                return append_tuple(SPEC(f, F_DEFERRED), items, 6) < 0 ? -1 : 1;
             }
             if (add_key(SPEC(f, F_TAKEN_CALLS), call_id) < 0) {
                 return -1;
@@ -451,7 +435,7 @@ fold_dispatched(Fold *f, Py_ssize_t n, PyObject *line, PyObject *call, PyObject 
                 return -1;
             }
             PyObject *items[4] = {SPEC(f, F_EV_DISPATCH), line, call, r};
-            int rc = defer(SPEC(f, F_DEFERRED), items, 4);
+            int rc = append_tuple(SPEC(f, F_DEFERRED), items, 4);
             Py_DECREF(r);
             if (rc < 0) {
                 return -1;

@@ -135,22 +135,6 @@ call_drop(PyObject *f, PyObject *const *args, size_t n)
     return 0;
 }
 
-/* Append a new tuple of `items` (references borrowed) to `list`. */
-static int
-add_event(PyObject *list, PyObject *const *items, Py_ssize_t n)
-{
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL) {
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
-    }
-    int r = PyList_Append(list, t);
-    Py_DECREF(t);
-    return r;
-}
-
 /* An operation's line: to the fold's step in `out[fold]` when there is one (a worker's
  * own fold), else an event `(env[code], *args)` for the real fold, as `_map_into` does. */
 #define MAX_STEP_ARGS 7
@@ -165,7 +149,7 @@ to_fold(PyObject *env, PyObject *out, int fold, int code, PyObject *const *args,
     PyObject *items[MAX_STEP_ARGS + 1];
     items[0] = PyTuple_GET_ITEM(env, code);
     memcpy(items + 1, args, (size_t)n * sizeof(PyObject *));
-    return add_event(PyTuple_GET_ITEM(out, O_EVENTS), items, n + 1);
+    return append_tuple(PyTuple_GET_ITEM(out, O_EVENTS), items, n + 1);
 }
 
 typedef struct {
@@ -751,14 +735,14 @@ envelope(Run *r, Py_ssize_t n, PyObject *raw, PyObject *data, PyObject *kind)
         if (v != NULL) {
             PyObject *through = PyUnicode_Check(v) ? v : Py_None;
             PyObject *items[4] = {PyTuple_GET_ITEM(env, E_EV_COMPACTION), line, through, env_id};
-            ok = add_event(PyTuple_GET_ITEM(out, O_EVENTS), items, 4);
+            ok = append_tuple(PyTuple_GET_ITEM(out, O_EVENTS), items, 4);
         }
     }
     else if (PyUnicode_CompareWithASCIIString(kind, "elision") == 0) {
         v = PyObject_CallOneArg(PyTuple_GET_ITEM(env, E_ELISION_ITEMS), p);
         if (v != NULL) {
             PyObject *items[3] = {PyTuple_GET_ITEM(env, E_EV_ELISION), line, v};
-            ok = add_event(PyTuple_GET_ITEM(out, O_EVENTS), items, 3);
+            ok = append_tuple(PyTuple_GET_ITEM(out, O_EVENTS), items, 3);
         }
     }
     else {

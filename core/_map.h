@@ -99,6 +99,22 @@ flush(PyObject *array, Column *c)
     return 0;
 }
 
+/* Append a new tuple of `items` (references borrowed) to `list`. */
+static inline int
+append_tuple(PyObject *list, PyObject *const *items, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
+    }
+    int rc = PyList_Append(list, t);
+    Py_DECREF(t);
+    return rc;
+}
+
 /* `hash(text) or 1`. */
 static inline int
 key_of(PyObject *text, int64_t *out)
