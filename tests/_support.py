@@ -115,6 +115,22 @@ def spy_parsed_lines(monkeypatch: Any) -> list[int]:
     return starts
 
 
+def one_read_run(path: Path, ask: str, result: str, *, limit: int = 300) -> Path:
+    """A run `Session` writes: `ask`, then one `fs_read` call whose result is `result`
+    (stored as an artifact, with its marker, when it is longer than `limit`)."""
+    from transcript_view.core.session import Session
+
+    with Session.create(path, {"app": "tests"}, limit=limit) as s:
+        s.append_message("user", ask)
+        s.append_message("assistant", "", tool_calls=[
+            {"id": "call_1", "type": "function",
+             "function": {"name": "fs_read", "arguments": "{}"}},
+        ])  # fmt: skip
+        op = s.append_tool_dispatched("call_1", "fs_read", "{}", round=1)
+        s.settle(op, "call_1", result)
+    return path
+
+
 def generate(path: Path, size: str, markers: int, artifact_size: str = "20K") -> Path:
     """`benchmarks/gen.py`'s transcript of about `size`, with `markers` stored artifacts."""
     subprocess.run(

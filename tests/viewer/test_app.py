@@ -20,7 +20,7 @@ from _screen import (
     cursor_row,
     rows_of,
 )
-from _support import EXAMPLES, REFERENCE_TRANSCRIPTS
+from _support import EXAMPLES, REFERENCE_TRANSCRIPTS, one_read_run
 
 from transcript_view.core.verification import MarkerState
 from transcript_view.viewer.app import TranscriptApp
@@ -344,17 +344,8 @@ async def test_an_open_artifact_shows_in_both_views_and_survives_a_resize(run_fa
 
 def write_wide_artifact_run(path: Path) -> list[str]:
     """A run whose one stored result has lines of 200 characters; returns those lines."""
-    from transcript_view.core.session import Session
-
     lines = [f"{i:03d} " + "abcdefghij" * 19 + "xyz!" for i in range(30)]
-    with Session.create(path, {"app": "tests"}, limit=300) as s:
-        s.append_message("user", "read the wide file")
-        s.append_message("assistant", "", tool_calls=[
-            {"id": "call_1", "type": "function",
-             "function": {"name": "fs_read", "arguments": "{}"}},
-        ])  # fmt: skip
-        op = s.append_tool_dispatched("call_1", "fs_read", "{}", round=1)
-        s.settle(op, "call_1", "\n".join(lines))
+    one_read_run(path, "read the wide file", "\n".join(lines))
     return lines
 
 

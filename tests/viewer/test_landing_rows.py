@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from _random_transcripts import mutate, random_transcript
-from _support import REFERENCE, REFERENCE_TRANSCRIPTS
+from _support import REFERENCE, REFERENCE_TRANSCRIPTS, one_read_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -106,22 +106,13 @@ def test_landing_spares_markers_still_checking(tmp_path: Path) -> None:
 def test_landing_recounts_a_marker_the_pass_chose_again(tmp_path: Path) -> None:
     """A tool that printed a marker: the first one on its own line was taken as the
     excerpt's own until the pass ended, which chose the one the settle describes."""
-    from transcript_view.core.session import Session
-
     path = tmp_path / "printed.jsonl"
     printed = (
         "[... elided 9,999 chars (12,345 bytes total); full result: "
         "someone-elses-file.txt sha256 " + "e" * 64 + " ...]"
     )
     rows = [f"row {i:03d}: the quick brown fox jumps over the lazy dog" for i in range(40)]
-    with Session.create(path, {"app": "tests"}, limit=300) as s:
-        s.append_message("user", "cat the old transcript")
-        s.append_message("assistant", "", tool_calls=[
-            {"id": "call_1", "type": "function",
-             "function": {"name": "fs_read", "arguments": "{}"}},
-        ])  # fmt: skip
-        op = s.append_tool_dispatched("call_1", "fs_read", "{}", round=1)
-        s.settle(op, "call_1", "\n".join(["it printed:", printed, *rows]))
+    one_read_run(path, "cat the old transcript", "\n".join(["it printed:", printed, *rows]))
     with Transcript.open(path) as t:
         analysis = analyse(t)
     [line] = {s.line for s in analysis.sites if s.role == "tool"}
