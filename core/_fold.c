@@ -94,9 +94,9 @@ set_line(Fold *f, int c, Py_ssize_t row, Py_ssize_t n)
 }
 
 static void
-set_flag(Fold *f, Py_ssize_t row, long flag)
+set_flag(Fold *f, Py_ssize_t row, char flag)
 {
-    *cell(f, C_FLAGS, row) |= (char)flag;
+    *cell(f, C_FLAGS, row) |= flag;
 }
 
 /* `Operations.add_call` (`pos` >= 0) or `.add_dispatch`, and `dispatch_keys.append(0)`.
@@ -292,8 +292,19 @@ fold_open(Fold *f, PyObject *spec)
     if (local < 0) {
         return -1;
     }
+    long error = PyLong_AsLong(PyTuple_GET_ITEM(spec, F_ERROR));
+    long artifact = PyLong_AsLong(PyTuple_GET_ITEM(spec, F_HAS_ARTIFACT));
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    if (error < 1 || error > 127 || artifact < 1 || artifact > 127) {
+        PyErr_SetString(PyExc_ValueError, "the native fold's flags are bits of an array('b')");
+        return -1;
+    }
     f->spec = Py_NewRef(spec);
     f->local = local;
+    f->error_flag = (char)error;
+    f->artifact_flag = (char)artifact;
     for (int c = 0; c < C_COLUMNS; c++) {
         f->cols[c] = PyTuple_GET_ITEM(spec, F_CALL_POS + c);
     }
@@ -326,13 +337,6 @@ fold_close(Fold *f)
     Py_CLEAR(f->spec);
     f->on = 0;
     return rc;
-}
-
-static int
-flag_of(Fold *f, int field, long *out)
-{
-    *out = PyLong_AsLong(SPEC(f, field));
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
 static int
@@ -395,11 +399,7 @@ fold_message(Fold *f, Py_ssize_t n, PyObject *line, PyObject *call_ids, PyObject
         return -1;
     }
     if (is_error) {
-        long flag;
-        if (flag_of(f, F_ERROR, &flag) < 0) {
-            return -1;
-        }
-        set_flag(f, row, flag);
+        set_flag(f, row, f->error_flag);
     }
     if (get_line(f, C_DISPATCH, row) >= 0 && get_line(f, C_SETTLE, row) < 0) {
         PyObject *r = PyLong_FromSsize_t(row);
@@ -509,12 +509,10 @@ fold_settled(Fold *f, Py_ssize_t n, PyObject *op_id, PyObject *artifact, PyObjec
         goto done;
     }
     if (artifact != Py_None) {
-        long flag;
-        if (PyDict_SetItem(SPEC(f, F_ARTIFACTS), r, artifact) < 0
-            || flag_of(f, F_HAS_ARTIFACT, &flag) < 0) {
+        if (PyDict_SetItem(SPEC(f, F_ARTIFACTS), r, artifact) < 0) {
             goto done;
         }
-        set_flag(f, row, flag);
+        set_flag(f, row, f->artifact_flag);
     }
     if (digest != NULL && PyDict_DelItem(digests, r) < 0) {
         goto done;

@@ -132,6 +132,7 @@ key_of(PyObject *text, int64_t *out)
  * (`AnalysisPass._message`, `._dispatched`, `._settled`), on that pass's own containers. */
 typedef struct {
     int on, local;
+    char error_flag, artifact_flag; /* the flag bits (spec's F_ERROR, F_HAS_ARTIFACT) */
     PyObject *spec;       /* the tuple `core.analysis._native_fold` made (strong) */
     PyObject *cols[7];    /* borrowed from spec: the table's columns, then dispatch_keys */
     Py_buffer views[7];   /* the arrays' rows before `base`, written in place */
