@@ -52,6 +52,7 @@ NATIVE_SOURCES = (
     "core/_lines.c",
     "core/_map.c",
     "core/_map.h",
+    "viewer/_layout.c",
     "viewer/_rows.c",
     "viewer/_rows.h",
     "viewer/_session_rows.c",
@@ -85,13 +86,15 @@ def ensure_env() -> None:
     native = subprocess.run(
         [str(PY), "-c", "import transcript_view.core.graphemes as g, "
          "transcript_view.core.transcript as t, transcript_view.core.analysis as a, "
-         "transcript_view.viewer.line_rows as r; print(g.NATIVE and t._lines is not None"
-         " and a._map is not None and r._rows is not None)"],
+         "transcript_view.viewer.line_rows as r, transcript_view.viewer.document as d;"
+         " print(g.NATIVE and t._lines is not None and a._map is not None"
+         " and r._rows is not None and d._layout is not None)"],
         cwd=ROOT, capture_output=True, text=True,
     ).stdout.strip()
     if native != "True":
-        print("dev.py: the native grapheme counter, line scanner, map and row count"
-              " (core/_gcount.c, core/_lines.c, core/_map.c, viewer/_rows.c) were not"
+        print("dev.py: the native grapheme counter, line scanner, map, row count and"
+              " layout sums (core/_gcount.c, core/_lines.c, core/_map.c, viewer/_rows.c,"
+              " viewer/_layout.c) were not"
               " built, no C compiler? Everything works; counting graphemes is about 4x"
               " slower, indexing lines about 8x, the analysis pass about 1.4x, a big"
               " open's layout about 1.5x.",

@@ -1,4 +1,4 @@
-"""Build hook: the package map, found automatically, and the four optional C extensions.
+"""Build hook: the package map, found automatically, and the five optional C extensions.
 
 The repository keeps the library in `core/` and the app in `viewer/`, but the
 distribution claims a single import name, `transcript_view`: `core/` installs
@@ -13,7 +13,9 @@ memchr for the line index (core/_lines.c); `transcript_view.core._map` is the
 analysis pass's loop over raw lines (core/_map.c, with core/_fold.c for the fold of
 their operations); `transcript_view.viewer._rows`
 counts the file view's rows of a plain line as the analysis reads it
-(viewer/_rows.c, and viewer/_session_rows.c for the other formats). All are
+(viewer/_rows.c, and viewer/_session_rows.c for the other formats);
+`transcript_view.viewer._layout` keeps the row layout's prefix sums
+(viewer/_layout.c). All are
 `optional`: on a machine without a C compiler the install still succeeds and
 the same work runs in pure Python, with the same answers, only slower.
 """
@@ -40,7 +42,7 @@ setup(
     package_data={
         "transcript_view": ["py.typed"],
         "transcript_view.core": ["_gcount.pyi", "_lines.pyi", "_map.pyi"],
-        "transcript_view.viewer": ["_rows.pyi"],
+        "transcript_view.viewer": ["_layout.pyi", "_rows.pyi"],
     },
     exclude_package_data={"transcript_view.core": ["*.c"], "transcript_view.viewer": ["*.c"]},
     ext_modules=[
@@ -64,6 +66,11 @@ setup(
             "transcript_view.viewer._rows",
             sources=["viewer/_rows.c", "viewer/_session_rows.c"],
             depends=["viewer/_rows.h"],
+            optional=True,
+        ),
+        Extension(
+            "transcript_view.viewer._layout",
+            sources=["viewer/_layout.c"],
             optional=True,
         ),
     ],

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import contextlib
 import enum
 import io
 import multiprocessing
@@ -231,6 +232,25 @@ class _Held:
     previous: Any = None
 
 
+#: The pass server's niceness over the program's: how much of a busy machine it yields.
+SERVER_NICENESS = 10
+
+
+def _yield_cpu() -> None:
+    """Give the program's UI thread the cores first, whenever it wants them.
+
+    The server and its workers (forked from it, so as nice) are the viewer's
+    background work, and with every core busy with them the UI thread got a
+    share of one: Textual's first full layout of the screen, a repaint of
+    the view, took two or three times as long, and a key pressed meanwhile
+    waited as long. Nice 10 against the UI's 0 gives it about ten times their
+    weight in the kernel's scheduler; while it is idle they still have every
+    core (a machine where niceness cannot be raised runs them as before).
+    """
+    with contextlib.suppress(AttributeError, OSError):  # no os.nice (Windows), or refused
+        os.nice(SERVER_NICENESS)
+
+
 def _serve(conn: Connection) -> None:
     """The server's loop: one job at a time until the program closes the connection."""
     global _serving
@@ -240,6 +260,7 @@ def _serve(conn: Connection) -> None:
     # And the program's terminal is not the server's to write on.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the process's life)
+    _yield_cpu()
     held = _Held()
     while True:
         try:

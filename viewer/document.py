@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate
 
 from textual.cache import LRUCache
@@ -25,6 +25,39 @@ from transcript_view.viewer.rows import Block, Row
 #: A block of more than 2**31 rows would be a line of 40 GiB at 20 columns; the
 #: prefix sums (`starts`), which add every block's, stay 8 bytes.
 COUNT_TYPECODE = "i"
+
+try:
+    from transcript_view.viewer import _layout  # the optional native sums (viewer/_layout.c)
+except ImportError:  # pragma: no cover - built wherever there is a C compiler
+    _layout = None  # type: ignore[assignment]
+
+
+def count_array(counts: Sequence[int]) -> array[int]:
+    """`counts` as an `array(COUNT_TYPECODE)`: itself when it is one already."""
+    if isinstance(counts, array) and counts.typecode == COUNT_TYPECODE:
+        return counts
+    return array(COUNT_TYPECODE, counts)
+
+
+def refill(starts: array[int], counts: array[int], first: int) -> None:
+    """Make `starts` the prefix sums of `counts` again from block `first` on.
+
+    `starts[first]` stands (so `first` is a block the sums already reach);
+    every sum after it is recomputed, and `starts` is grown to one more than
+    `counts` (blocks were appended). On the UI thread
+    for every chunk a layout worker posts and every count that changes, so it
+    runs in C where that was built (`viewer/_layout.c`: a 65,536-block chunk
+    took 13 ms in Python here): the same sums either way, which the tests hold.
+    """
+    if _layout is None:
+        starts[first:] = array("q", accumulate(counts[first:], initial=starts[first]))
+        return
+    grow = len(counts) + 1 - len(starts)
+    if grow > 0:
+        starts.frombytes(bytes(grow * starts.itemsize))
+    elif grow < 0:
+        del starts[len(counts) + 1 :]
+    _layout.prefix_sums(starts, counts, first)
 
 
 class Document:
@@ -75,18 +108,18 @@ class Document:
         self.version += 1
         self.epoch += 1
 
-    def extend(self, start: int, counts: list[int]) -> bool:
+    def extend(self, start: int, counts: Sequence[int]) -> bool:
         """Append counts for blocks `start…`; False when they do not follow on.
 
         `version` stays: no row there was moves, so strips drawn of them stand
         (a view repaints what was past the old end itself: `TranscriptView.apply_chunk`).
+        Workers post an `array(COUNT_TYPECODE)` (`count_array`), which is
+        taken in as one copy; any other sequence is converted here first.
         """
         if start != len(self.counts):
             return False
-        self.counts.extend(counts)
-        self.starts.extend(accumulate(counts, initial=self.starts[-1]))
-        # accumulate() repeats its initial value first: drop that duplicate.
-        del self.starts[len(self.counts) - len(counts)]
+        self.counts.extend(count_array(counts))
+        refill(self.starts, self.counts, start)
         return True
 
     def take_dirty(self) -> list[int]:
@@ -166,18 +199,14 @@ class Document:
             return False
         for i, n in changed.items():
             self.counts[i] = n
-        first = min(changed)
-        self.starts[first:] = array(
-            "q", accumulate(self.counts[first:], initial=self.starts[first])
-        )
+        refill(self.starts, self.counts, min(changed))
         self.version += 1
         return True
 
     def _set_count(self, index: int, count: int) -> None:
         self.version += 1
         self.counts[index] = count
-        tail = accumulate(self.counts[index:], initial=self.starts[index])
-        self.starts[index:] = array("q", tail)
+        refill(self.starts, self.counts, index)
 
     def row(self, row: int) -> Row | None:
         """The row at a document row index."""

@@ -34,13 +34,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.filelines import FileLines
 from transcript_view.core.text import human_size, plural, visible
 from transcript_view.core.transcript import TranscriptError
 from transcript_view.viewer import sanitize
+from transcript_view.viewer.footer import KeyFooter
 from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.pacing import give_way
 from transcript_view.viewer.palette import (
@@ -495,7 +496,7 @@ class ArtifactScreen(Screen[None]):
                 markup=False,
             )
         yield Static(Text(""), id="artifact-status", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Focus the view so the scrolling keys work at once."""

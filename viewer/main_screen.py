@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from transcript_view.core.analyser import Analyser
@@ -41,6 +41,7 @@ from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile
 from transcript_view.viewer import pager, workers
 from transcript_view.viewer.context import AnalysisState
 from transcript_view.viewer.fileview import ArtifactScreen
+from transcript_view.viewer.footer import KeyFooter
 from transcript_view.viewer.header import NEW_LINES_META, TranscriptHeader, words_for
 from transcript_view.viewer.inline import Closed, Index, InlineArtifacts, Refused, opened_name
 from transcript_view.viewer.keys import Owner, bindings, help_rows
@@ -69,6 +70,9 @@ from transcript_view.viewer.transcript_view import TranscriptView
 
 #: Seconds between follow-mode polls.
 FOLLOW_INTERVAL = 1.0
+
+#: Seconds a first pass that counts rows waits for the view's first width at most.
+PASS_HOLD_SECONDS = 1.0
 
 #: (keys, what they do) for the help screen, generated from the key table (`viewer.keys`).
 HELP_KEYS: list[tuple[str, str]] = help_rows()
@@ -112,6 +116,8 @@ class TranscriptScreen(Screen[None]):
         self.artifacts = InlineArtifacts()
         self.following = False
         self._follow_timer: Timer | None = None
+        self._pass_hold: Timer | None = None
+        """A first pass waiting for the view's first width (`_start_pass`)."""
         self._analyser: Analyser | None = None
         self._found = FoundSoFar()
         """Markers and line problems the first analysis found so far (`LinesFound`)."""
@@ -140,7 +146,7 @@ class TranscriptScreen(Screen[None]):
         yield Input(
             placeholder="search the transcript (enter to search, escape to close)", id="search"
         )
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     @property
     def header(self) -> TranscriptHeader:
@@ -204,14 +210,33 @@ class TranscriptScreen(Screen[None]):
             width,
         )
 
-    def _start_pass(self, transcript: Transcript) -> None:
-        """Start the analysis; the view waits for its row counts if it brings them."""
+    def _start_pass(self, transcript: Transcript, *, held: bool = False) -> None:
+        """Start the analysis; the view waits for its row counts if it brings them.
+
+        A pass that would count rows waits for the view's first width (`Sized`):
+        the index of a small file can be whole before the screen's first layout,
+        and a pass started without a width left every block to be built here
+        a second time. `held`: it waited already (at most `PASS_HOLD_SECONDS`,
+        for a view that never gets a width).
+        """
         width = 0
         if workers.measures_rows(transcript, self._analyser):
             width = self.view.expect_rows()
-        else:
+            if not width and not held:
+                self._pass_hold = self.set_timer(PASS_HOLD_SECONDS, self._release_pass)
+                return
+        if not width:
             self.view.rows_done()  # expected while indexing, but not coming after all
         self._analyse(transcript, self._analyser, width)
+
+    @on(TranscriptView.Sized)
+    def _release_pass(self) -> None:
+        """The view has a width (or waited long enough): start the pass it held."""
+        hold, self._pass_hold = self._pass_hold, None
+        if hold is None or self.transcript is None:
+            return
+        hold.stop()
+        self._start_pass(self.transcript, held=True)
 
     # Exclusive: a re-analysis (follow mode) hashes what its ledger wants and
     # lists orphans against its own named files; an older run must not land after.

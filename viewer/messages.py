@@ -10,6 +10,7 @@ search), whose handlers are the only code that changes what is shown.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textual.message import Message
@@ -37,13 +38,15 @@ class LayoutChunk(Message):
     """Row counts for a run of blocks, laid out in a worker.
 
     `generation` ties the chunk to one layout pass: a resize or view switch
-    starts a new pass, and chunks of an older one are dropped.
+    starts a new pass, and chunks of an older one are dropped. Workers send
+    `counts` as an `array(COUNT_TYPECODE)`, which the document takes in as
+    one copy (`Document.extend`).
     """
 
     view: str
     generation: int
     start: int
-    counts: list[int]
+    counts: Sequence[int]
     done: bool = False
 
 

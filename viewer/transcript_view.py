@@ -48,7 +48,7 @@ from transcript_view.core.transcript import Transcript
 from transcript_view.viewer.background import count_job
 from transcript_view.viewer.blocks import EmptySource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
-from transcript_view.viewer.document import Document, layout_counts
+from transcript_view.viewer.document import COUNT_TYPECODE, Document, layout_counts
 from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.line_rows import UNKNOWN
@@ -191,6 +191,12 @@ class TranscriptView(ScrollView, can_focus=True):
         width: int
 
     @dataclass
+    class Sized(Message):
+        """The view has its first text width: work that counts rows at it can start."""
+
+        width: int
+
+    @dataclass
     class SearchFinished(Message):
         """A search is done: `count` blocks contain `query` (the cursor is on the first
         after it; `wrapped`: there was none after it, so on the first of all)."""
@@ -229,7 +235,8 @@ class TranscriptView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.transcript = transcript
         self.expansion = Expansion()
-        self.ctx = BlockContext(state, artifacts, self.expansion, format=format)
+        # Width 0 until the first resize: nothing is cut to a width the view does not have.
+        self.ctx = BlockContext(state, artifacts, self.expansion, width=0, format=format)
         self.file_doc = Document(
             FileSource(transcript, self.ctx) if transcript is not None else EmptySource()
         )
@@ -310,9 +317,10 @@ class TranscriptView(ScrollView, can_focus=True):
         if width > 0 and width != self.ctx.width:
             first = self.ctx.width <= 0
             self.ctx.width = width
+            if first and self._rows_coming and not self._measured_width:
+                self._measured_width = width  # rows expected before a width: at this one
             self.relayout(self.doc)
-            if not first:
-                self.post_message(self.Rewrapped(width))
+            self.post_message(self.Sized(width) if first else self.Rewrapped(width))
         elif not self.doc.laying_out and self.doc.blocks == 0:
             self.kick_layout(self.doc)
 
@@ -354,7 +362,7 @@ class TranscriptView(ScrollView, can_focus=True):
         """
         worker = get_current_worker()
         i = pending_start = start
-        pending: list[int] = []
+        pending = array(COUNT_TYPECODE)
         posted = time.monotonic()
 
         def current() -> bool:
@@ -381,7 +389,7 @@ class TranscriptView(ScrollView, can_focus=True):
                     # In pieces: one chunk of a big model view's millions of counts
                     # held the UI thread a third of a second to take in.
                     self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending, posted = i, [], time.monotonic()
+                    pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
                 continue
             if findings is None and doc is self.file_doc:
                 findings = sorted(self.ctx.finding_lines())  # later ones: `lines_changed`
@@ -392,14 +400,14 @@ class TranscriptView(ScrollView, can_focus=True):
                 give_way()
                 if due():
                     self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending, posted = i, [], time.monotonic()
+                    pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
                 continue
             if self._waits_for_rows(doc, i):
                 # The analysis is counting these: wait for them here, so that one
                 # worker lays the whole read out, posting by time as it goes.
                 if pending and time.monotonic() - posted >= LAYOUT_POST_SECONDS:
                     self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending, posted = i, [], time.monotonic()
+                    pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
                 self._rows_arrived.clear()
                 if self._waits_for_rows(doc, i):
                     self._rows_arrived.wait(LAYOUT_POST_SECONDS / 2)
@@ -407,7 +415,7 @@ class TranscriptView(ScrollView, can_focus=True):
             if i > start and self._hand_over(doc, available - i):
                 if pending:
                     self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending = i, []
+                    pending_start, pending = i, array(COUNT_TYPECODE)
                 reached = self._server_counts(doc, generation, i, current)
                 if reached is None:
                     break  # the server could not: counted here after all (next kick)
@@ -420,7 +428,7 @@ class TranscriptView(ScrollView, can_focus=True):
             # by time, so a huge file is a few messages a second, not thousands.
             if pending_start == start or time.monotonic() - posted >= LAYOUT_POST_SECONDS:
                 self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                pending_start, pending, posted = i, [], time.monotonic()
+                pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
         self.post_message(LayoutChunk(doc.view, generation, pending_start, pending, done=True))
 
     # -- row counts the analysis took -----------------------------------------------
@@ -433,11 +441,10 @@ class TranscriptView(ScrollView, can_focus=True):
         (`rows_measured`) instead of parsing every line a second time beside
         the pass (on a big file, that was most of the background work).
         `keep`: while indexing, before the pass starts; counts already
-        measured at this width stay.
+        measured at this width stay. Before the view has a width (0), the
+        expectation is at the first it gets (`on_resize`).
         """
         width = self.ctx.width
-        if width <= 0:
-            return 0
         if not (keep and self._rows_coming and self._measured_width == width):
             self._measured, self._measured_width = array("i"), width
         self._rows_coming = True
@@ -552,7 +559,7 @@ class TranscriptView(ScrollView, can_focus=True):
         server = parallel.server()
         assert server is not None and self.transcript is not None
         reached = start
-        pending: list[int] = []
+        pending = array(COUNT_TYPECODE)
         pending_start = start
         posted = time.monotonic()
 
@@ -567,7 +574,7 @@ class TranscriptView(ScrollView, can_focus=True):
             reached += len(counts)
             if time.monotonic() - posted >= LAYOUT_POST_SECONDS:
                 self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                pending_start, pending, posted = reached, [], time.monotonic()
+                pending_start, pending, posted = reached, array(COUNT_TYPECODE), time.monotonic()
             return True
 
         try:

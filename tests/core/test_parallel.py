@@ -11,6 +11,7 @@ transcript.
 
 from __future__ import annotations
 
+import os
 import pickle
 import threading
 import time
@@ -275,3 +276,25 @@ def test_a_long_job_can_give_way_to_a_caller_that_waits(
         given_way = len(seen)
     assert long_one == [None] and 0 < given_way < 2_000
     assert not server.wanted and not server.busy
+
+
+def niceness_of_workers(t: Transcript, *, emit: parallel.Emit) -> tuple[int, int]:
+    """A job: the server's own niceness and that of a worker it forks."""
+    with parallel.pool(1) as workers:
+        forked = workers.submit(os.nice, 0).result()
+    return os.nice(0), forked
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no niceness here")
+def test_the_server_and_its_workers_yield_the_cpu_to_the_program(
+    server: parallel.PassServer, tmp_path: Path
+) -> None:
+    """The UI thread gets the cores first: Textual's first layout waited for them."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x\n")
+    mine = os.nice(0)
+    with Transcript.open(path) as t:
+        own, forked = server.run(niceness_of_workers, t)
+    # Capped at 19, the niceness a process can have at most.
+    assert own == forked == min(mine + parallel.SERVER_NICENESS, 19)
+    assert os.nice(0) == mine  # this process is as it was

@@ -11,6 +11,7 @@ screen ends up with against the in-process paths.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from _pilot import settle, sync
 from _random_transcripts import random_transcript
 from _screen import assert_layout_consistent
 from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE_TRANSCRIPTS, generate
+from textual import events
 
 from transcript_view.core import parallel
 from transcript_view.core.analysis import analyse
@@ -30,14 +32,22 @@ from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.ledger import VerificationLedger
 from transcript_view.core.tables import Replay
 from transcript_view.core.transcript import Transcript
-from transcript_view.viewer import background, transcript_view, workers
+from transcript_view.viewer import background, main_screen, transcript_view, workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
 from transcript_view.viewer.document import layout_counts
 from transcript_view.viewer.line_rows import UNKNOWN
 from transcript_view.viewer.main_screen import TranscriptScreen
-from transcript_view.viewer.messages import ArtifactsChecked, LinesFound, OrphansFound, Progress
+from transcript_view.viewer.messages import (
+    AnalysisReady,
+    ArtifactsChecked,
+    IndexProgress,
+    LinesFound,
+    OrphansFound,
+    Progress,
+)
+from transcript_view.viewer.transcript_view import TranscriptView
 
 SIZE = (100, 30)
 COUNTED = [f"{stem}.jsonl" for stem in REFERENCE_TRANSCRIPTS] + ["demo.jsonl", "broken.jsonl"]
@@ -295,6 +305,76 @@ async def test_a_claude_sessions_file_view_is_laid_out_from_the_counts_its_pass_
         monkeypatch.setattr(FileSource, "build", build)
         assert_layout_consistent(screen)
         assert view.file_doc.counts[-1] > 2  # the marker line: its badge row
+
+
+def _index_before_width(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Hold the view's first resize until the index is whole (it returns the widths
+    the view is resized to): a small file's index can beat the screen's first layout."""
+    indexed = asyncio.Event()
+    widths: list[int] = []
+    on_index = TranscriptScreen.on_index_progress
+    on_resize = TranscriptView.on_resize
+
+    def index_progress(self: TranscriptScreen, msg: IndexProgress) -> None:
+        on_index(self, msg)
+        if msg.complete:
+            indexed.set()
+
+    async def late_resize(self: TranscriptView, event: events.Resize) -> None:
+        await indexed.wait()
+        widths.append(self.scrollable_content_region.width)
+        on_resize(self, event)
+
+    monkeypatch.setattr(TranscriptScreen, "on_index_progress", index_progress)
+    monkeypatch.setattr(TranscriptView, "on_resize", late_resize)
+    return widths
+
+
+@sync
+async def test_a_pass_started_before_the_views_first_width_counts_at_that_width(
+    server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug (found in CI, where it depended on timing): when the index was whole
+    before the view had a width, the pass counted rows at a width the view never
+    had (its context's default), so every block was built a second time here.
+    The pass now waits for the view's first width and counts at it."""
+    counted = _count_builds(monkeypatch)
+    widths = _index_before_width(monkeypatch)
+    app = TranscriptApp(_long_lines(tmp_path / "t.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        view = screen.view
+        assert widths and view._measured_width == widths[0] == view.ctx.width
+        assert len(view._measured) == view.file_doc.blocks
+        assert len(counted) < view.file_doc.blocks / 4, "most blocks were built to be counted"
+        assert_layout_consistent(screen)
+
+
+@sync
+async def test_a_pass_held_for_a_width_starts_without_one_in_the_end(
+    server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A view that never gets a width (a zero-width terminal) holds the pass only so
+    long: it then runs without counting rows, and the view counts its own."""
+    monkeypatch.setattr(main_screen, "PASS_HOLD_SECONDS", 0.05)
+    monkeypatch.setattr(TranscriptView, "on_resize", lambda self, event: None)
+    landed = asyncio.Event()
+    on_ready = TranscriptScreen.on_analysis_ready
+
+    def analysis_ready(self: TranscriptScreen, msg: AnalysisReady) -> None:
+        on_ready(self, msg)
+        landed.set()
+
+    monkeypatch.setattr(TranscriptScreen, "on_analysis_ready", analysis_ready)
+    app = TranscriptApp(_long_lines(tmp_path / "t.jsonl"))
+    async with app.run_test(size=SIZE):
+        await asyncio.wait_for(landed.wait(), 60)  # the hold's timer, then the pass
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        view = screen.view
+        assert not view._rows_coming and view.ctx.width == 0 and not view._measured
 
 
 @sync

@@ -39,7 +39,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.artifacts import artifact_dir_for
@@ -49,6 +49,7 @@ from transcript_view.core.report import verify
 from transcript_view.core.text import human_size, plural
 from transcript_view.core.verification import list_orphans
 from transcript_view.viewer import sanitize
+from transcript_view.viewer.footer import KeyFooter
 from transcript_view.viewer.keys import SCREEN_NAMES, Owner, bindings, screen_rows
 from transcript_view.viewer.palette import component_style
 from transcript_view.viewer.screens.help import HelpScreen
@@ -258,7 +259,7 @@ class ListingScreen(Screen[None]):
         yield Static(title, id="listing-title", markup=False)
         yield RowTable(id="listing-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(""), id="listing-status", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def shown_path(self) -> str:

@@ -30,7 +30,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.ledger import UNEXPLAINED
@@ -39,6 +39,7 @@ from transcript_view.core.transcript import TranscriptError, open_readonly
 from transcript_view.core.verification import OrphanFile, resolve_inside
 from transcript_view.viewer import pager, sanitize
 from transcript_view.viewer.fileview import ArtifactScreen
+from transcript_view.viewer.footer import KeyFooter
 from transcript_view.viewer.keys import SCREEN_NAMES, Owner, bindings, screen_rows
 from transcript_view.viewer.palette import component_style
 from transcript_view.viewer.screens.help import HelpScreen
@@ -176,7 +177,7 @@ class OrphansScreen(Screen[None]):
         yield Static(title, id="orphans-title", markup=False)
         if not self.orphans:
             yield Static(Text("No orphaned artifacts"), id="orphans-empty", markup=False)
-            yield Footer()
+            yield KeyFooter()
             return
         about = Text(
             "No transcript line names these files; why, for the one under the cursor, is "
@@ -190,7 +191,7 @@ class OrphansScreen(Screen[None]):
         yield RowTable(id="orphans-table", cursor_type="row", zebra_stripes=True)
         preview = Static(Text(""), id="orphans-preview", markup=False)
         yield preview
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """Fill the table and start reading previews in a worker."""

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.formats.detect import Format
@@ -32,6 +32,7 @@ from transcript_view.core.ledger import is_problem
 from transcript_view.core.report import verify
 from transcript_view.core.text import human_size, plural
 from transcript_view.viewer import sanitize
+from transcript_view.viewer.footer import KeyFooter
 from transcript_view.viewer.keys import SCREEN_NAMES, Owner, bindings, screen_rows
 from transcript_view.viewer.palette import component_style
 from transcript_view.viewer.screens.help import HelpScreen
@@ -129,7 +130,7 @@ class SessionsScreen(Screen[None]):
         yield Static(title, id="sessions-title", markup=False)
         yield RowTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(""), id="sessions-status", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         """List the sessions and start one verification worker per session."""
