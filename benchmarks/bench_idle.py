@@ -13,11 +13,14 @@ must stay under 300 MiB through every phase at 1 GiB with thousands of
 artifacts": its UI peak is a row); and, since "the new formats must meet the
 same targets", its 64 MiB and 256 MiB Claude Code sessions and Codex rollouts.
 
-Then one more open of the 256 MiB and the 1 GiB file, used as a person
-reads while it works (`idle_meter.py --keys`: `down` and `up` in turn every
-0.2 s from the first screen until idle): the 95th percentile of how long a
-key took to move the cursor, against the issue's 50 ms ("keys answered within
-50 ms while background work runs"), and the slowest key.
+Then more opens of the 256 MiB and the 1 GiB file, used as a person reads
+while it works (`idle_meter.py --keys`: `down` and `up` in turn every 0.2 s
+from the first screen until idle): the 95th percentile of how long a key took
+to move the cursor, against the issue's 50 ms ("keys answered within 50 ms
+while background work runs"), and the slowest key. As many opens as it takes
+to press `KEYS_FOR_P95` keys in all (at most `KEY_OPENS`), pooled: one open of
+the 256 MiB file is idle after a dozen keys, and the 95th percentile of a
+dozen is the slowest of them.
 
 Peak RSS is reported for the UI process (what a person's terminal runs,
 compared with the 300 MiB budget) and, apart, for the pass server the viewer
@@ -31,6 +34,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -48,9 +52,14 @@ RUNS = 2
 RSS_BUDGET_MIB = 300.0
 #: Issue 11: "keys answered within 50 ms while background work runs".
 KEY_BUDGET_SECONDS = 0.050
+#: Keys pressed in all before their 95th percentile is taken: with 40, it is the
+#: third slowest (with fewer than 20, the slowest).
+KEYS_FOR_P95 = 40
+#: Opens with keys at most, per file.
+KEY_OPENS = 4
 
 
-def open_until_idle(path: Path, keys: bool = False) -> dict[str, float]:
+def open_until_idle(path: Path, keys: bool = False) -> dict[str, Any]:
     """One `idle_meter.py` run on `path` (`keys`: pressing keys while it works)."""
     out = subprocess.run(
         [sys.executable, str(HERE / "idle_meter.py"), str(path), *(["--keys"] if keys else [])],
@@ -73,21 +82,22 @@ def run(
         row, opens = idle_row(path, f"reference format, {label}", runs, parser)
         rows.append(row)
         if key != "64m":
-            pressed = open_until_idle(path, keys=True)
-            print(f"  {label} with keys: {pressed}", file=sys.stderr)
+            latencies, opened = pressed_keys(path, label)
+            ranked = sorted(latencies)
             rows.append(
                 (
                     f"key answered while the {label} open works: 95th percentile "
-                    f"of {pressed['keys']:.0f} (down/up every 0.2 s)",
-                    pressed["key_p95"],
+                    f"of {len(ranked)} in {opened} open{'s' if opened > 1 else ''} "
+                    "(down/up every 0.2 s)",
+                    ranked[int(len(ranked) * 0.95)],
                     KEY_BUDGET_SECONDS,
                     "50 ms budget (target <= 1)",
                 )
             )
             rows.append(
                 (
-                    f"slowest key of the same {label} open",
-                    pressed["key_max"],
+                    f"slowest key of the same {label} opens",
+                    ranked[-1],
                     KEY_BUDGET_SECONDS,
                     "50 ms budget, for comparison; no target",
                 )
@@ -149,9 +159,29 @@ def run(
     return rows
 
 
+def pressed_keys(path: Path, label: str) -> tuple[list[float], int]:
+    """Every key latency of opens of `path` with keys (`KEYS_FOR_P95` at least,
+    unless `KEY_OPENS` opens press fewer), and how many opens it took."""
+    latencies: list[float] = []
+    opened = 0
+    while len(latencies) < KEYS_FOR_P95 and opened < KEY_OPENS:
+        pressed = open_until_idle(path, keys=True)
+        opened += 1
+        times = [
+            f"{t:.2f}s: {ms * 1000:.1f}"
+            for t, ms in zip(pressed["key_times"], pressed["key_latencies"], strict=True)
+        ]
+        print(
+            f"  {label} with keys ({pressed['seconds']:.2f} s): {', '.join(times)} ms",
+            file=sys.stderr,
+        )
+        latencies += pressed["key_latencies"]
+    return latencies or [0.0], opened
+
+
 def idle_row(
     path: Path, label: str, runs: int, parser: str
-) -> tuple[tuple[str, float, float, str], list[dict[str, float]]]:
+) -> tuple[tuple[str, float, float, str], list[dict[str, Any]]]:
     """The "until idle" row of `path` (the best of `runs` opens), and every open's numbers."""
     base = floor(path)
     opens = [open_until_idle(path) for _ in range(runs)]

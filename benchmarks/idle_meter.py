@@ -18,7 +18,9 @@ works: from the first screen on, `down` and `up` are pressed in turn every
 `KEY_EVERY` seconds (posted as a terminal sends them, `App.simulate_key`),
 and each key's latency is the time until the view's cursor has moved, polled
 every millisecond from the app's own loop (a blocked loop shows in it). The
-object then also holds `keys` (how many), `key_p95` and `key_max` (seconds).
+object then also holds `keys` (how many), `key_p95` and `key_max` (seconds),
+and `key_latencies`: every key's, in the order they were pressed, with
+`key_times`, when each was pressed (seconds from the start).
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def idle(app: Any) -> bool:
     return all(d is not None and d.blocks == d.source.available() > 0 for d in docs)
 
 
-async def measure(path: Path, keys: bool = False) -> dict[str, float]:
+async def measure(path: Path, keys: bool = False) -> dict[str, Any]:
     from transcript_view.core import parallel
     from transcript_view.viewer.app import TranscriptApp
 
@@ -88,24 +90,28 @@ async def measure(path: Path, keys: bool = False) -> dict[str, float]:
     server = parallel.start_server()
     app = TranscriptApp(path)
     latencies: list[float] = []
+    pressed_at: list[float] = []
     next_key = 0.0
     async with app.run_test(size=(120, 40)):
         while not idle(app):
             now = time.perf_counter()
             if keys and now >= next_key and readable(app):
                 key = "down" if len(latencies) % 2 == 0 else "up"
+                pressed_at.append(now - t0)
                 latencies.append(await key_latency(app, key))
                 next_key = time.perf_counter() + KEY_EVERY
             await asyncio.sleep(0.02)
         seconds = time.perf_counter() - t0
         pid = server.pid if server is not None else None
         server_hwm = hwm_mib(pid) if pid is not None else 0.0
-    out = {"seconds": seconds, "ui_hwm": hwm_mib(), "server_hwm": server_hwm}
+    out: dict[str, Any] = {"seconds": seconds, "ui_hwm": hwm_mib(), "server_hwm": server_hwm}
     if keys:
         ranked = sorted(latencies) or [0.0]
         out["keys"] = len(latencies)
         out["key_p95"] = ranked[min(len(ranked) - 1, int(len(ranked) * 0.95))]
         out["key_max"] = ranked[-1]
+        out["key_latencies"] = latencies
+        out["key_times"] = pressed_at
     return out
 
 
