@@ -55,6 +55,8 @@ class TranscriptApp(App[int]):
         super().__init__()
         self.path = Path(path)
         self.format = format
+        self._thaw_on_exit = False
+        """Whether ending the app unfreezes the collector's objects (`on_load`)."""
 
     def on_load(self) -> None:
         """Take what the imports made out of the garbage collector's sight.
@@ -67,13 +69,17 @@ class TranscriptApp(App[int]):
         again; what is made later is collected as before. Frozen again once
         the first screen is up (its widgets live as long), and thawed when the
         app ends, so a process that runs more than one app (the tests) gets its
-        garbage collected as before.
+        garbage collected as before. A program that froze objects of its own
+        before (one embedding the app) keeps them frozen: the app then leaves
+        the freezing as it found it, frozen.
         """
+        self._thaw_on_exit = gc.get_freeze_count() == 0
         gc.freeze()
 
     def on_unmount(self) -> None:
         """Hand the frozen objects back to the collector (see `on_load`)."""
-        gc.unfreeze()
+        if self._thaw_on_exit:
+            gc.unfreeze()
 
     def on_mount(self) -> None:
         """The first screen: the listing for a directory, else the transcript."""

@@ -119,7 +119,12 @@ class Document:
         if start != len(self.counts):
             return False
         self.counts.extend(count_array(counts))
-        refill(self.starts, self.counts, start)
+        try:
+            refill(self.starts, self.counts, start)
+        except OverflowError:  # more rows than a sum holds: the document stays as it was
+            del self.counts[start:]
+            del self.starts[start + 1 :]
+            raise
         return True
 
     def take_dirty(self) -> list[int]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.widgets import Footer
 
 #: What the footer shows of one binding (see `KeyFooter.shown`).
@@ -55,11 +56,17 @@ class KeyFooter(Footer):
         switches = (self.show_command_palette, app.ENABLE_COMMAND_PALETTE, self.compact)
         return (*keys, switches)
 
+    def compose(self) -> ComposeResult:
+        """`Footer.compose`, noting what it was composed from.
+
+        Noted here, where the bindings are read, and not when a rebuild is
+        asked for: they can change while the old keys are being removed.
+        """
+        self._composed_for = self.shown() if self._bindings_ready else None
+        yield from super().compose()
+
     async def recompose(self) -> None:
         """Rebuild the keys, unless they would come out as they are."""
-        if self._bindings_ready and self.is_attached:
-            shown = self.shown()
-            if shown == self._composed_for:
-                return
-            self._composed_for = shown
+        if self._bindings_ready and self.is_attached and self.shown() == self._composed_for:
+            return
         await super().recompose()

@@ -124,3 +124,14 @@ def test_a_chunk_is_taken_in_as_the_worker_sent_it(either: str) -> None:
     assert doc.extend(0, chunk) and doc.extend(70_000, chunk)
     assert doc.total_rows == 420_000 and doc.starts[70_000] == 210_000
     assert len(doc.starts) == len(doc.counts) + 1 == 140_001
+
+
+def test_a_chunk_whose_sums_overflow_leaves_the_document_as_it_was(either: str) -> None:
+    """Found in review: the counts were taken in before the sums failed."""
+    doc = Document(None)  # type: ignore[arg-type]
+    assert doc.extend(0, array(COUNT_TYPECODE, [4, 5]))
+    doc.starts[-1] = 2**63 - 10  # as if the blocks before held nearly every row a sum can
+    counts, starts = array(COUNT_TYPECODE, doc.counts), array("q", doc.starts)
+    with pytest.raises(OverflowError):
+        doc.extend(2, array(COUNT_TYPECODE, [3, 2**31 - 1]))
+    assert doc.counts == counts and doc.starts == starts

@@ -338,6 +338,7 @@ async def test_a_pass_started_before_the_views_first_width_counts_at_that_width(
     before the view had a width, the pass counted rows at a width the view never
     had (its context's default), so every block was built a second time here.
     The pass now waits for the view's first width and counts at it."""
+    monkeypatch.setattr(main_screen, "PASS_HOLD_SECONDS", 600.0)  # the width comes first
     counted = _count_builds(monkeypatch)
     widths = _index_before_width(monkeypatch)
     app = TranscriptApp(_long_lines(tmp_path / "t.jsonl"))
@@ -359,7 +360,23 @@ async def test_a_pass_held_for_a_width_starts_without_one_in_the_end(
     """A view that never gets a width (a zero-width terminal) holds the pass only so
     long: it then runs without counting rows, and the view counts its own."""
     monkeypatch.setattr(main_screen, "PASS_HOLD_SECONDS", 0.05)
+    on_resize = TranscriptView.on_resize
     monkeypatch.setattr(TranscriptView, "on_resize", lambda self, event: None)
+    started: list[tuple[bool, int]] = []  # (after the hold, the width it counts at)
+    analyse = TranscriptScreen._analyse
+    release = TranscriptScreen._release_pass
+    released: list[bool] = []
+
+    def spy_analyse(self: TranscriptScreen, transcript: Any, analyser: Any, width: int) -> Any:
+        started.append((bool(released), width))
+        return analyse(self, transcript, analyser, width)
+
+    def spy_release(self: TranscriptScreen) -> None:
+        released.append(True)
+        release(self)
+
+    monkeypatch.setattr(TranscriptScreen, "_analyse", spy_analyse)
+    monkeypatch.setattr(TranscriptScreen, "_release_pass", spy_release)
     landed = asyncio.Event()
     on_ready = TranscriptScreen.on_analysis_ready
 
@@ -369,12 +386,19 @@ async def test_a_pass_held_for_a_width_starts_without_one_in_the_end(
 
     monkeypatch.setattr(TranscriptScreen, "on_analysis_ready", analysis_ready)
     app = TranscriptApp(_long_lines(tmp_path / "t.jsonl"))
-    async with app.run_test(size=SIZE):
+    async with app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(landed.wait(), 60)  # the hold's timer, then the pass
         screen = app.screen
         assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        assert started == [(True, 0)]  # held, then started without a width
         view = screen.view
         assert not view._rows_coming and view.ctx.width == 0 and not view._measured
+        # A width at last: the view lays the file out itself, nothing waits for rows.
+        monkeypatch.setattr(TranscriptView, "on_resize", on_resize)
+        await pilot.resize_terminal(SIZE[0] - 10, SIZE[1])
+        await settle(pilot)
+        assert view.ctx.width > 0 and view.file_doc.blocks == view.file_doc.source.available()
+        assert_layout_consistent(screen)
 
 
 @sync
