@@ -373,6 +373,12 @@ class TranscriptView(ScrollView, can_focus=True):
                 time.monotonic() - posted >= LAYOUT_POST_SECONDS
             )
 
+        def post() -> None:
+            """Send the counts of blocks `pending_start…i` and start the next chunk at `i`."""
+            nonlocal pending_start, pending, posted
+            self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
+            pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
+
         derive = self._model_from_file(doc)
         step = LAYOUT_CHUNK * 50 if derive is not None else LAYOUT_CHUNK
         findings: list[int] | None = None
@@ -388,8 +394,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 if due():
                     # In pieces: one chunk of a big model view's millions of counts
                     # held the UI thread a third of a second to take in.
-                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
+                    post()
                 continue
             if findings is None and doc is self.file_doc:
                 findings = sorted(self.ctx.finding_lines())  # later ones: `lines_changed`
@@ -399,15 +404,13 @@ class TranscriptView(ScrollView, can_focus=True):
                 i += len(taken)
                 give_way()
                 if due():
-                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
+                    post()
                 continue
             if self._waits_for_rows(doc, i):
                 # The analysis is counting these: wait for them here, so that one
                 # worker lays the whole read out, posting by time as it goes.
                 if pending and time.monotonic() - posted >= LAYOUT_POST_SECONDS:
-                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
+                    post()
                 self._rows_arrived.clear()
                 if self._waits_for_rows(doc, i):
                     self._rows_arrived.wait(LAYOUT_POST_SECONDS / 2)
@@ -427,8 +430,7 @@ class TranscriptView(ScrollView, can_focus=True):
             # The first chunk goes at once (the first screen); later ones are batched
             # by time, so a huge file is a few messages a second, not thousands.
             if pending_start == start or time.monotonic() - posted >= LAYOUT_POST_SECONDS:
-                self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
+                post()
         self.post_message(LayoutChunk(doc.view, generation, pending_start, pending, done=True))
 
     # -- row counts the analysis took -----------------------------------------------
