@@ -6,7 +6,7 @@ Python 3.11+, and the machine's global pytest (9) cannot load the snapshot
 plugin, so every task must run inside the project's own virtual environment.
 This script creates `.venv/` on first use, installs the project with its test
 extras, and reinstalls only when `pyproject.toml`, `constraints.txt`, `setup.py`
-or the one C source (the optional native grapheme counter) changes.
+or one of the two C sources (the optional native leaf loops) changes.
 
 `pyproject.toml` asks for ranges (what `pip install` of the package accepts);
 `constraints.txt` pins the exact versions this environment installs, because the
@@ -46,17 +46,7 @@ CONSTRAINTS = ROOT / "constraints.txt"
 
 
 #: The C the install compiles (setup.py's extensions): a change to any rebuilds them.
-NATIVE_SOURCES = (
-    "core/_gcount.c",
-    "core/_fold.c",
-    "core/_lines.c",
-    "core/_map.c",
-    "core/_map.h",
-    "viewer/_layout.c",
-    "viewer/_rows.c",
-    "viewer/_rows.h",
-    "viewer/_session_rows.c",
-)
+NATIVE_SOURCES = ("core/_gcount.c", "core/_lines.c")
 
 
 def _wanted_stamp() -> str:
@@ -85,19 +75,14 @@ def ensure_env() -> None:
     )
     native = subprocess.run(
         [str(PY), "-c", "import transcript_view.core.graphemes as g, "
-         "transcript_view.core.transcript as t, transcript_view.core.analysis as a, "
-         "transcript_view.viewer.line_rows as r, transcript_view.viewer.document as d;"
-         " print(g.NATIVE and t._lines is not None and a._map is not None"
-         " and r._rows is not None and d._layout is not None)"],
+         "transcript_view.core.transcript as t;"
+         " print(g.NATIVE and t._lines is not None)"],
         cwd=ROOT, capture_output=True, text=True,
     ).stdout.strip()
     if native != "True":
-        print("dev.py: the native grapheme counter, line scanner, map, row count and"
-              " layout sums (core/_gcount.c, core/_lines.c, core/_map.c, viewer/_rows.c,"
-              " viewer/_layout.c) were not"
-              " built, no C compiler? Everything works; counting graphemes is about 4x"
-              " slower, indexing lines about 8x, the analysis pass about 1.4x, a big"
-              " open's layout about 1.5x.",
+        print("dev.py: the native grapheme counter and line scanner (core/_gcount.c,"
+              " core/_lines.c) were not built, no C compiler? Everything works;"
+              " counting graphemes is about 4x slower, indexing lines about 8x.",
               file=sys.stderr)
     STAMP.write_text(_wanted_stamp())
 

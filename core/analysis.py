@@ -64,11 +64,6 @@ from transcript_view.core.transcript import (
     parse_line_bytes_plain,
 )
 
-try:
-    from transcript_view.core import _map  # the optional native map (core/_map.c)
-except ImportError:  # no C compiler where this was installed: the same batches, in Python
-    _map = None  # type: ignore[assignment]
-
 # -- the result ------------------------------------------------------------------------------------
 
 Measure = Callable[[str, Mapping[str, Any], bytes], int]
@@ -263,11 +258,7 @@ class LineBatch:
 
     def seal(self) -> LineBatch:
         """Sort the keys for the fold's whole-file id check; returns the batch."""
-        if _map is None:
-            self.sorted_keys = array("q", sorted(self.keys))
-        else:  # the same order, sorted in C (an int object a key was a tenth of the map)
-            self.sorted_keys = array("q")
-            self.sorted_keys.frombytes(_map.sorted_keys(self.keys))
+        self.sorted_keys = array("q", sorted(self.keys))
         return self
 
 
@@ -318,47 +309,6 @@ def _arguments_mismatch(want: str, arguments: Any) -> str | None:
     )
 
 
-def _plain_parse(raw: bytes, line: int, offset: int) -> LineProblem | tuple[Any, str] | None:
-    """`parse_line_bytes_plain`, with an envelope as `(data, type)`: the native map's fallback."""
-    parsed = parse_line_bytes_plain(raw, line, offset)
-    if parsed is None or isinstance(parsed, LineProblem):
-        return parsed
-    return parsed.data, parsed.type
-
-
-def _native_env() -> tuple[Any, ...]:
-    """The Python rules the native map calls, in the order `core/_map.c` reads them (`env`).
-
-    Read when a batch starts, as `_map_into` reads them, so a rule replaced
-    on the module (a test's spy on `_decode`) is the one both loops call.
-    """
-    return (
-        _decode,
-        _plain_parse,
-        _deeper_than,
-        _DEEP_BYTES,
-        _DEEP,
-        Mapping,
-        ROLE_CODES,
-        STICKY,
-        field_text,
-        string_digest,
-        _marker_sites,
-        _arguments_mismatch,
-        _elision_items,
-        _EMPTY,
-        ENVELOPE_VERSION,
-        EV_MESSAGE,
-        EV_DISPATCH,
-        EV_SETTLE,
-        EV_COMPACTION,
-        EV_ELISION,
-        _encode,
-        hashlib.sha256,
-        (UnicodeEncodeError, msgspec.EncodeError),
-    )
-
-
 def map_lines(
     transcript: Transcript, first: int, last: int, measure: Measure | None = None
 ) -> LineBatch:
@@ -368,109 +318,8 @@ def map_lines(
     With `measure`, the batch also keeps its number for each line (`measures`).
     """
     batch = LineBatch(first, last)
-    _map_raw(batch, transcript.raw_chunks(first, last), measure=measure)
+    _map_into(batch, transcript.raw_chunks(first, last), measure=measure)
     return batch.seal()
-
-
-def _map_raw(
-    batch: LineBatch,
-    chunks: Iterable[tuple[int, int, list[bytes]]],
-    fold: AnalysisPass | None = None,
-    measure: Measure | None = None,
-) -> None:
-    """`_map_into` of lines read as bytes: by the native map where it was built.
-
-    `core/_map.c` is `_map_into`'s loop in C, calling the same Python rules
-    (`_native_env`) for everything but a field's read; about 2.5 µs a line
-    less, most of what the pass costs beyond the parse. With `fold`, its
-    common steps run in C too (`core/_fold.c`, on `_native_fold`'s containers):
-    about 21,000 instructions an operation less (callgrind, a 128 KiB file).
-    """
-    if _map is None:
-        _map_into(batch, chunks, fold, measure)
-        return
-    if measure is not None:
-        batch.measures = array("i", [-1]) * (batch.last - batch.first + 1)
-    out = _native_out(batch, fold, measure)
-    env = _native_env()
-    state: list[Any] = [
-        batch.envelopes,
-        batch.last_content,
-        batch.last_turn,
-        batch.first_envelope,
-        batch.meta_line,
-    ]
-    run = _map.map_run
-    for first, start, items in chunks:
-        run(items, first, start, env, out, state)
-    (
-        batch.envelopes,
-        batch.last_content,
-        batch.last_turn,
-        batch.first_envelope,
-        batch.meta_line,
-    ) = state
-
-
-def _native_out(
-    batch: LineBatch, fold: AnalysisPass | None, measure: Measure | None
-) -> tuple[Any, ...]:
-    """The batch's containers, the fold's steps and the measure, as `core/_map.c` reads them."""
-    return (
-        batch.types,
-        batch.keys,
-        batch.key_lines,
-        batch.replay_lines,
-        batch.replay_keys,
-        batch.replay_flags,
-        batch.replay_roles,
-        batch.events,
-        batch.problems,
-        None if fold is None else fold._message,
-        None if fold is None else fold._dispatched,
-        None if fold is None else fold._settled,
-        measure,
-        batch.measures if measure is not None else None,
-        batch.first,
-        _native_fold(fold),
-    )
-
-
-def _native_fold(fold: AnalysisPass | None) -> tuple[Any, ...] | None:
-    """The pass's own containers, as `core/_fold.c` writes them (its `F_*`), or None.
-
-    The native fold takes the common case of each operation step (a turn's
-    calls queued, a result matched, a plain dispatch or settle) and leaves the
-    rest to the pass's methods, which define them all. None leaves every step
-    to them: no fold, an exact-ids pass (its id table is Python's), or a table
-    something has already read (`Operations.fold_targets`).
-    """
-    if fold is None or fold.exact_ids:
-        return None
-    targets = fold.ops.fold_targets()
-    if targets is None:
-        return None
-    call_pos, flags, cols, artifacts, error, has_artifact, derived = targets
-    return (
-        call_pos,
-        flags,
-        *cols,
-        fold.dispatch_keys,
-        artifacts,
-        fold.undispatched,
-        fold.unanswered,
-        fold.pending,
-        fold.message_digest,
-        fold.deferred,
-        fold.taken_calls,
-        fold.asked_answers,
-        fold.local,
-        error,
-        has_artifact,
-        _DISPATCH,
-        _ANSWER,
-        derived,
-    )
 
 
 def _unmeasured(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
@@ -498,11 +347,6 @@ def _map_into(
     each operation's event goes straight to it instead of into the batch. With
     `measure` (lines given as bytes), each envelope line's measure goes into
     `batch.measures`.
-
-    This is the definition; lines read as bytes go through its C twin where
-    it was built (`_map_raw`, `core/_map.c`), so a change to what this loop
-    reads is a change there too: `tests/core/test_native_map.py` compares the
-    two batches field by field.
     """
     types = batch.types
     add_key, add_key_line = batch.keys.append, batch.key_lines.append
@@ -740,7 +584,7 @@ def fold_lines(
     """
     batch = LineBatch(first, last)
     local = AnalysisPass(transcript, exact_ids=False, local=True)
-    _map_raw(batch, transcript.raw_chunks(first, last), local, measure)
+    _map_into(batch, transcript.raw_chunks(first, last), local, measure)
     batch.folded = local.export()
     return batch.seal()
 
@@ -778,7 +622,7 @@ def _batches(
     if n <= 1 or len(runs) < 2:
         for first, last in runs:
             batch = LineBatch(first, last)
-            _map_raw(batch, transcript.raw_chunks(first, last), fold, measure)
+            _map_into(batch, transcript.raw_chunks(first, last), fold, measure)
             yield batch.seal()
         return
     import concurrent.futures
@@ -1047,8 +891,6 @@ class AnalysisPass:
         total = sum(len(r) for r in runs)
         if total < 2:
             return True
-        if _map is not None:  # one merge of every run in C: a tenth of the buckets' time
-            return not _map.has_repeats(runs)
         buckets = 1 << (total >> 14).bit_length()
         step = (1 << 64) // buckets
         lo = -(1 << 63)

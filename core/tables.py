@@ -241,40 +241,6 @@ class Operations(_Rows[ToolOperation]):
             self._artifacts[row] = artifact
             self._flags[row] |= _HAS_ARTIFACT
 
-    def fold_targets(
-        self,
-    ) -> (
-        tuple[
-            array[int],
-            array[int],
-            list[array[int]],
-            dict[int, Mapping[str, Any]],
-            int,
-            int,
-            tuple[dict[Any, Any], ...],
-        ]
-        | None
-    ):
-        """What a native fold writes in place: (call positions, flags, the call,
-        dispatch, message and settle columns, the artifact keys, the flag bits of
-        an error result and of an artifact, and what is derived from the rows),
-        or None.
-
-        None once anything has been derived from the columns (a sorted index, a
-        made operation): a write past these methods would leave it stale. A
-        pass derives nothing until it is finished, and nothing may read its
-        table meanwhile (the map's callbacks included: a run's new rows reach
-        the arrays when it ends). Should something read it all the same, the
-        native fold empties the derived containers whenever its rows land, as
-        these methods do (`core/_fold.c` is the native fold, `AnalysisPass`
-        its definition).
-        """
-        if self._sorted or self._cache:
-            return None
-        cols = [self._cols.column(n) for n in ("call", "dispatch", "message", "settle")]
-        derived = (self._sorted, self._cache)
-        return self._call_pos, self._flags, cols, self._artifacts, _ERROR, _HAS_ARTIFACT, derived
-
     def raw_columns(
         self,
     ) -> tuple[list[array[int]], array[int], array[int], dict[int, Mapping[str, Any]]]:

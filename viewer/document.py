@@ -26,11 +26,6 @@ from transcript_view.viewer.rows import Block, Row
 #: prefix sums (`starts`), which add every block's, stay 8 bytes.
 COUNT_TYPECODE = "i"
 
-try:
-    from transcript_view.viewer import _layout  # the optional native sums (viewer/_layout.c)
-except ImportError:  # pragma: no cover - built wherever there is a C compiler
-    _layout = None  # type: ignore[assignment]
-
 
 def count_array(counts: Sequence[int]) -> array[int]:
     """`counts` as an `array(COUNT_TYPECODE)`: itself when it is one already."""
@@ -43,21 +38,10 @@ def refill(starts: array[int], counts: array[int], first: int) -> None:
     """Make `starts` the prefix sums of `counts` again from block `first` on.
 
     `starts[first]` stands (so `first` is a block the sums already reach);
-    every sum after it is recomputed, and `starts` is grown to one more than
-    `counts` (blocks were appended). On the UI thread
-    for every chunk a layout worker posts and every count that changes, so it
-    runs in C where that was built (`viewer/_layout.c`: a 65,536-block chunk
-    took 13 ms in Python here): the same sums either way, which the tests hold.
+    every sum after it is recomputed, and `starts` is grown or cut to one more
+    than `counts` (blocks were appended or dropped).
     """
-    if _layout is None:
-        starts[first:] = array("q", accumulate(counts[first:], initial=starts[first]))
-        return
-    grow = len(counts) + 1 - len(starts)
-    if grow > 0:
-        starts.frombytes(bytes(grow * starts.itemsize))
-    elif grow < 0:
-        del starts[len(counts) + 1 :]
-    _layout.prefix_sums(starts, counts, first)
+    starts[first:] = array("q", accumulate(counts[first:], initial=starts[first]))
 
 
 class Document:

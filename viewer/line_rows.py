@@ -19,9 +19,7 @@ as any line whose look changes is (`TranscriptView.lines_changed`).
 The rules are the builder's own pieces (`wrap_count`, `shown_rows`, the
 widths and limits, `artifact_words`), so there is one rule for how many rows
 a text takes; what is repeated here is only which texts a line shows, as
-`viewer.blocks.build_envelope` draws them. `measure` adds the native count
-(`viewer/_rows.c`, optional) for the common lines, about 4 µs a line less;
-it takes every width and limit from `PlainRows.spec`.
+`viewer.blocks.build_envelope` draws them.
 """
 
 from __future__ import annotations
@@ -44,26 +42,13 @@ from transcript_view.viewer.blocks import (
 )
 from transcript_view.viewer.rows import COLLAPSE_ROWS, GUTTER, shown_rows, wrap_count
 
-try:
-    from transcript_view.viewer import _rows  # the optional native count (viewer/_rows.c)
-except ImportError:  # pragma: no cover - built wherever there is a C compiler
-    _rows = None  # type: ignore[assignment]
-
 #: What `PlainRows` says of a line it does not count: the view builds it.
 UNKNOWN = -1
 
 
 def measure(width: int) -> Measure:
-    """The measure to hand the analysis for the file view at `width`.
-
-    The native count (`viewer/_rows.c`) where it was built, which gives the
-    common lines' rows itself and every other line to `PlainRows`; else
-    `PlainRows` alone. Both give the same counts.
-    """
-    rows = PlainRows(width)
-    if _rows is None:
-        return rows
-    return _rows.Counter(rows.spec, rows)
+    """The measure to hand the analysis for the file view at `width`."""
+    return PlainRows(width)
 
 
 class PlainRows:
@@ -81,22 +66,6 @@ class PlainRows:
         self._body = max(width - GUTTER - 2, 1)
         self._calls = max(width - GUTTER - 6, 1)
         self._args = max(width - GUTTER - 4, 1)
-
-    @property
-    def spec(self) -> tuple[int, ...]:
-        """What the native count needs to count as this does (see `viewer/_rows.c`).
-
-        The big-line threshold, the three text widths, then each limit
-        followed by the rows a piece collapsed under it shows.
-        """
-        limits = (COLLAPSE_ROWS, CALL_ROWS, DISPATCH_ROWS, ERROR_ROWS, REASON_ROWS)
-        return (
-            BIG_LINE_BYTES - 1,
-            self._body,
-            self._calls,
-            self._args,
-            *(n for limit in limits for n in (limit, shown_rows(limit + 1, limit))),
-        )
 
     def __call__(self, kind: str, p: Mapping[str, Any], raw: bytes) -> int:
         """Rows of one envelope line of type `kind` and payload `p`, or `UNKNOWN`.

@@ -41,7 +41,7 @@ PREVIEW_CHARS = 4000
 
 # How the common texts of a session line are drawn (`RowBuilder.text`'s `indent` and
 # `limit`, rows before it collapses), named once for the builder below and for the two
-# row counts that must agree with it (`viewer.session_rows`, `viewer/_rows.c`).
+# row count that must agree with it (`viewer.session_rows`).
 #: An unknown value, or an image, as one dim row.
 DIM_ROWS = 1
 #: A Claude thinking block, after its words.

@@ -20,14 +20,6 @@ draws them; how many rows a text takes is the builder's own rule
 (`wrap_count`, `shown_rows`), and the tests hold both to the builder on
 every example and on random sessions at several widths.
 
-`session_measure` adds the native count (`viewer/_rows.c`, optional) for the
-lines sessions are made of: prompts, text, thinking and tool-call blocks, tool
-results and Claude Code's own record of them, Codex messages, reasoning,
-calls, outputs and ui records, whose texts are TAB, LF and printable ASCII
-as far as their rows are counted. It hands every other line to these Python
-counts, and takes every width, limit and word from `_Rows.spec`, so it
-decides nothing about how a line is drawn; in Python a Claude Code line took
-~15 µs, most of a session open's background work.
 """
 
 from __future__ import annotations
@@ -40,7 +32,7 @@ from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
 from transcript_view.core.formats.detect import Format
-from transcript_view.core.text import TAB_SIZE, human_size, visible
+from transcript_view.core.text import visible
 from transcript_view.core.transcript import fast_object
 from transcript_view.viewer.blocks import BIG_LINE_BYTES
 from transcript_view.viewer.line_rows import UNKNOWN
@@ -53,12 +45,9 @@ from transcript_view.viewer.session_blocks import (
     IMAGE_WORDS,
     INPUT_INDENT,
     INPUT_ROWS,
-    PREVIEW_CHARS,
     REASONING_ROWS,
-    RECORD_FIELD_CHARS,
     RECORD_INDENT,
     RECORD_ROWS,
-    RECORD_TEXT_CHARS,
     THINKING_ROWS,
     THINKING_WORDS,
     TOOL_USE_RESULT_WORDS,
@@ -67,24 +56,6 @@ from transcript_view.viewer.session_blocks import (
     clip,
     texts_of,
     tool_use_summary,
-)
-
-try:
-    from transcript_view.viewer import _rows  # the optional native count (viewer/_rows.c)
-except ImportError:  # pragma: no cover - built wherever there is a C compiler
-    _rows = None  # type: ignore[assignment]
-
-#: The pieces the native count draws texts as, in the order it takes them
-#: (`viewer/_rows.c`, `P_BODY`…): each an (indent, limit) of `RowBuilder.text`.
-PIECES = (
-    (2, COLLAPSE_ROWS),  # a prompt, a text block, a tool result's text, a Codex message
-    (2, THINKING_ROWS),
-    (2, DIM_ROWS),  # an unknown value, an image
-    (INPUT_INDENT, INPUT_ROWS),
-    (RECORD_INDENT, RECORD_ROWS),
-    (2, UI_ROWS),
-    (2, REASONING_ROWS),
-    (ARGUMENTS_INDENT, ARGUMENTS_ROWS),
 )
 
 
@@ -100,25 +71,6 @@ class _Rows:
     def _rows(self, text: str, indent: int = 2, limit: int = COLLAPSE_ROWS) -> int:
         """`RowBuilder.text`'s count of `text` at `indent`, collapsed past `limit` rows."""
         return shown_rows(wrap_count(text, self._width - GUTTER - indent, limit + 1), limit)
-
-    @property
-    def spec(self) -> tuple[int, ...]:
-        """What the native count needs to count as this does (see `viewer/_rows.c`).
-
-        The big-line threshold, `PREVIEW_CHARS`, `TAB_SIZE`, the record's two
-        lengths, then each of `PIECES` as its width in cells (as `wrap_count`
-        takes it), its limit, and the rows it shows collapsed.
-        """
-        head = (BIG_LINE_BYTES - 1, PREVIEW_CHARS, TAB_SIZE, RECORD_FIELD_CHARS, RECORD_TEXT_CHARS)
-        return head + tuple(
-            n
-            for indent, limit in PIECES
-            for n in (
-                max(self._width - GUTTER - indent, 1),
-                limit,
-                shown_rows(limit + 1, limit),
-            )
-        )
 
     def _object(self, raw: bytes) -> Mapping[str, Any] | None:
         """The line's object, if the builder reads it whole and as msgspec decodes it."""
@@ -264,48 +216,10 @@ class CodexRows(_Rows):
         return 1 + self._rows(clip(dict(item)), limit=DIM_ROWS)
 
 
-def python_measure(fmt: Format, width: int) -> ClaudeRows | CodexRows | None:
-    """`fmt`'s count in Python alone, for the file view at `width` (None: none for it)."""
+def session_measure(fmt: Format, width: int) -> LineMeasure | None:
+    """The measure to hand `fmt`'s pass for the file view at `width` (None: none for it)."""
     if fmt is Format.CLAUDE_CODE:
         return ClaudeRows(width)
     if fmt is Format.CODEX:
         return CodexRows(width)
     return None
-
-
-def session_measure(fmt: Format, width: int) -> LineMeasure | None:
-    """The measure to hand `fmt`'s pass for the file view at `width` (None: none for it).
-
-    The native count (`viewer/_rows.c`) where it was built, which counts the
-    common lines itself and hands every other line to `python_measure`'s
-    count; else that count alone. Both give the same counts.
-    """
-    rows = python_measure(fmt, width)
-    if rows is None or _rows is None:
-        return rows
-    return native_measure(rows, rows)
-
-
-def native_measure(rows: ClaudeRows | CodexRows, fallback: LineMeasure) -> LineMeasure:
-    """The native count of `rows`' format at its width, handing `fallback` what it does not count.
-
-    Everything it counts by is handed in here: the widths and limits
-    (`_Rows.spec`), the words it adds the length of, and the rules it calls,
-    the decode, the marker finders and the formatting of a record's size and
-    a call's arguments.
-    """
-    assert _rows is not None, "viewer/_rows.c is not built here"
-    words = (THINKING_WORDS, IMAGE_WORDS, TOOL_USE_RESULT_WORDS)
-    helpers: dict[str, object] = {"decode": fast_object}
-    if isinstance(rows, ClaudeRows):
-        helpers |= {"markers": find_spills, "human_size": human_size, "keys": CLAUDE_ENVELOPE_KEYS}
-        fmt = Format.CLAUDE_CODE
-    else:
-        helpers |= {
-            "markers": find_notices,
-            "arguments": call_arguments,
-            "parts": output_parts,
-            "keys": OUTPUT_TYPES,
-        }
-        fmt = Format.CODEX
-    return _rows.SessionCounter(fmt.value, rows.spec, words, helpers, fallback)

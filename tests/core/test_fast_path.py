@@ -497,3 +497,30 @@ def test_a_repeated_id_sends_the_pass_back_to_exact_ids(
     with Transcript.open(path) as t:
         a = analyse(t)
     assert any("was already used on line 3" in f.message for f in a.findings)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_whole_file_id_check_finds_repeats_within_and_across_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """`ids_unique` (sorted runs cut into buckets) says what a set of every id says.
+
+    Odd seeds repeat ids (`random_transcript`); read in small batches, so the
+    repeats fall across batches as well as within one.
+    """
+    monkeypatch.setattr(transcript_module, "READ_CHUNK", 300)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(seed, 120))
+    with Transcript.open(path) as t:
+        p = AnalysisPass(t, exact_ids=False)
+        p.read(None, 1)
+        unique = p.ids_unique()
+    ids = []
+    for raw in path.read_bytes().split(b"\n"):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("id"), str):
+            ids.append(value["id"])
+    assert unique is (len(set(ids)) == len(ids))

@@ -289,8 +289,7 @@ def test_native_counter_is_built_where_it_can_be() -> None:
     """setup.py marks the extensions optional, so a compile error would only warn.
 
     Where a C compiler and the Python headers are present (CI, dev machines),
-    the counter (and the line scanner, `core/_lines.c`, the analysis map,
-    `core/_map.c`, and the row count, `viewer/_rows.c`) must have been built;
+    the counter (and the line scanner, `core/_lines.c`) must have been built;
     elsewhere the pure path is expected.
     """
     include = Path(sysconfig.get_paths()["include"]) / "Python.h"
@@ -301,9 +300,3 @@ def test_native_counter_is_built_where_it_can_be() -> None:
     from transcript_view.core import transcript
 
     assert transcript._lines is not None, "core._lines was not built: see the pip install output"
-    from transcript_view.core import analysis
-
-    assert analysis._map is not None, "core._map was not built: see the pip install output"
-    from transcript_view.viewer import line_rows
-
-    assert line_rows._rows is not None, "viewer._rows was not built: see the pip install output"

@@ -1,9 +1,7 @@
-"""The row layout's prefix sums, in C (`viewer/_layout.c`) and in Python (`document.refill`).
+"""The row layout's prefix sums (`document.refill`).
 
 Every chunk of counts a layout worker posts, and every laid-out block whose
-count changes, refills a `Document`'s sums on the UI thread. In Python a
-65,536-block chunk held it 13 ms (twice that with the machine busy), which a
-key pressed meanwhile waited for; the native sums are the same numbers.
+count changes, refills a `Document`'s sums on the UI thread.
 """
 
 from __future__ import annotations
@@ -16,10 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transcript_view.viewer import document
 from transcript_view.viewer.document import COUNT_TYPECODE, Document, count_array, refill
-
-native = pytest.mark.skipif(document._layout is None, reason="viewer/_layout.c was not built")
 
 counts_lists = st.lists(st.integers(min_value=0, max_value=2**31 - 1), max_size=300)
 
@@ -28,36 +23,20 @@ def plain_sums(counts: list[int], base: int = 0) -> list[int]:
     return list(accumulate(counts, initial=base))
 
 
-@pytest.fixture(params=["native", "python"])
-def either(request: Any, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a test with the native sums and again with the Python ones."""
-    if request.param == "native":
-        if document._layout is None:
-            pytest.skip("viewer/_layout.c was not built")
-    else:
-        monkeypatch.setattr(document, "_layout", None)
-    return str(request.param)
-
-
-@native
 @given(old=counts_lists, new=counts_lists, base=st.integers(0, 2**40), data=st.data())
-def test_native_and_python_sums_agree(old: list[int], new: list[int], base: int, data: Any) -> None:
-    """Appended blocks, and a change from any block on: the same sums both ways."""
+def test_refilled_sums_are_the_prefix_sums(
+    old: list[int], new: list[int], base: int, data: Any
+) -> None:
+    """Appended blocks, and a change from any block on: the sums of every count."""
     counts = array(COUNT_TYPECODE, old)
-    fast = array("q", plain_sums(old, base))
-    slow = array("q", fast)
+    starts = array("q", plain_sums(old, base))
     counts.extend(array(COUNT_TYPECODE, new))
     first = data.draw(st.integers(0, len(old)))  # a block the old sums reach
-    refill(fast, counts, first)
-    saved, document._layout = document._layout, None
-    try:
-        refill(slow, counts, first)
-    finally:
-        document._layout = saved
-    assert fast == slow == array("q", plain_sums(list(counts), base))
+    refill(starts, counts, first)
+    assert starts == array("q", plain_sums(list(counts), base))
 
 
-def test_a_document_takes_lists_and_arrays_alike(either: str) -> None:
+def test_a_document_takes_lists_and_arrays_alike() -> None:
     doc = Document(None)  # type: ignore[arg-type]  # the sums need no source
     assert doc.extend(0, [2, 0, 3])
     assert doc.extend(3, array(COUNT_TYPECODE, [1, 4]))
@@ -80,44 +59,7 @@ def test_count_array_keeps_an_array_of_its_type() -> None:
     assert count_array(array("q", [1, 2])) == mine
 
 
-@native
-def test_the_native_sums_refuse_what_they_cannot_fill() -> None:
-    assert document._layout is not None
-    sums = document._layout.prefix_sums
-    counts = array(COUNT_TYPECODE, [1, 2, 3])
-    starts = array("q", [0, 0, 0, 0])
-    with pytest.raises(TypeError, match="array\\('q'\\)"):
-        sums(array("l", [0, 0, 0, 0]), counts, 0)  # 8 bytes here too, but not "q"
-    with pytest.raises(TypeError, match="array\\('i'\\)"):
-        sums(starts, array("q", [1, 2, 3]), 0)
-    with pytest.raises(BufferError):
-        sums(bytes(32), counts, 0)  # not writable
-    with pytest.raises(ValueError, match="one more"):
-        sums(array("q", [0, 0, 0]), counts, 0)
-    with pytest.raises(IndexError):
-        sums(starts, counts, 4)
-    with pytest.raises(IndexError):
-        sums(starts, counts, -1)
-    with pytest.raises(TypeError):
-        sums(starts, counts)  # type: ignore[call-arg]
-    sums(starts, counts, 3)  # nothing after the last block: nothing to do
-    assert list(starts) == [0, 0, 0, 0]
-    sums(starts, counts, 0)
-    assert list(starts) == [0, 1, 3, 6]
-
-
-@native
-def test_a_sum_that_overflows_changes_nothing() -> None:
-    assert document._layout is not None
-    counts = array(COUNT_TYPECODE, [1, 2**31 - 1, 5])
-    starts = array("q", [0, 2**63 - 2**31, 0, 0])
-    before = array("q", starts)
-    with pytest.raises(OverflowError):
-        document._layout.prefix_sums(starts, counts, 1)
-    assert starts == before
-
-
-def test_a_chunk_is_taken_in_as_the_worker_sent_it(either: str) -> None:
+def test_a_chunk_is_taken_in_as_the_worker_sent_it() -> None:
     """Workers post arrays of the document's own type: `extend` copies them once."""
     doc = Document(None)  # type: ignore[arg-type]
     chunk = array(COUNT_TYPECODE, [3] * 70_000)
@@ -126,7 +68,7 @@ def test_a_chunk_is_taken_in_as_the_worker_sent_it(either: str) -> None:
     assert len(doc.starts) == len(doc.counts) + 1 == 140_001
 
 
-def test_a_chunk_whose_sums_overflow_leaves_the_document_as_it_was(either: str) -> None:
+def test_a_chunk_whose_sums_overflow_leaves_the_document_as_it_was() -> None:
     """Found in review: the counts were taken in before the sums failed."""
     doc = Document(None)  # type: ignore[arg-type]
     assert doc.extend(0, array(COUNT_TYPECODE, [4, 5]))

@@ -5,9 +5,6 @@ look (no analysis yet, nothing expanded); these tests hold every count it
 gives to the builder's (counting and drawing every row), on the examples, on
 random sessions and on hypothesis lines of odd shapes, at several widths, and
 check that it gives `UNKNOWN` (the view builds the line) wherever a marker is.
-Every count is taken twice, by the Python count and by the native one
-(`viewer/_rows.c`, where it is built), which must agree on every line; the
-native one must also count the common lines itself.
 """
 
 from __future__ import annotations
@@ -29,14 +26,7 @@ from transcript_view.viewer.blocks import FileSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
 from transcript_view.viewer.line_rows import UNKNOWN
 from transcript_view.viewer.session_blocks import call_arguments
-from transcript_view.viewer.session_rows import (
-    ClaudeRows,
-    CodexRows,
-    _rows,
-    native_measure,
-    python_measure,
-    session_measure,
-)
+from transcript_view.viewer.session_rows import ClaudeRows, CodexRows, session_measure
 
 WIDTHS = (24, 40, 80, 118, 200)
 
@@ -48,14 +38,11 @@ def _source(t: Transcript, fmt: Format, width: int) -> FileSource:
     return source
 
 
-needs_native = pytest.mark.skipif(_rows is None, reason="viewer/_rows.c not built here")
-
-
 def _measures(fmt: Format, width: int) -> list[Callable[[bytes], int]]:
-    """The Python count, and the native one handing it what it does not count."""
-    rows = python_measure(fmt, width)
+    """The format's count (a list, so a second count could be held to the first)."""
+    rows = session_measure(fmt, width)
     assert rows is not None
-    return [rows] if _rows is None else [rows, native_measure(rows, rows)]
+    return [rows]
 
 
 def _counted(path: Path, fmt: Format, widths: tuple[int, ...] = WIDTHS) -> tuple[int, int]:
@@ -291,13 +278,6 @@ def test_odd_codex_lines_are_counted_as_built(tmp_path: Path, obj: dict[str, Any
 def test_no_measure_for_the_reference_format() -> None:
     """Its lines are counted by `viewer.line_rows` on the reference pass's decode."""
     assert session_measure(Format.REFERENCE, 80) is None
-    assert python_measure(Format.REFERENCE, 80) is None
-
-
-@needs_native
-def test_the_measure_is_the_native_count_where_it_is_built() -> None:
-    for fmt in (Format.CLAUDE_CODE, Format.CODEX):
-        assert isinstance(session_measure(fmt, 80), _rows.SessionCounter)
 
 
 def test_a_codex_item_whose_type_is_no_string_is_shown_as_written(tmp_path: Path) -> None:
@@ -358,32 +338,6 @@ CODEX_TEXTS = {
 }
 
 
-#: The texts above the native count counts itself, whatever their length and rows (TAB,
-#: LF and printable ASCII, or anything else only past the rows it shows).
-NATIVE_TEXTS = {
-    Format.CLAUDE_CODE: {
-        "prompt",
-        "text block",
-        "thinking",
-        "tool input",
-        "result",
-        "result part",
-        "own record",
-        "own record text",
-        "other line",
-    },
-    Format.CODEX: {
-        "message",
-        "reasoning",
-        "call",
-        "output",
-        "ui record",
-        "other item",
-        "other line",
-    },
-}
-
-
 def _boundary_texts(width: int) -> list[str]:
     texts = ["x" * n for n in range(0, 3 * width + 8)]
     texts += ["\n".join(["y" * 5] * rows) for rows in range(1, 14)]
@@ -396,7 +350,7 @@ def _boundary_texts(width: int) -> list[str]:
     return texts
 
 
-#: Texts the native count leaves to the Python one: its cells are no arithmetic of ours.
+#: Texts whose cells are no arithmetic of ours (wide, combining, controls).
 ODD_TEXTS = ["é", "a\u0301b" * 30, "\u4e2d" * 25, "\U0001f600 x" * 12, "a\r\nb", "\x1b[31m", "\x7f"]
 
 
@@ -416,21 +370,6 @@ def test_every_text_is_counted_as_built_around_every_boundary(
     )
     counted, total = _counted(path, fmt, (width,))
     assert counted == total, f"{total - counted} lines left to the builder"
-    if _rows is None or name not in NATIVE_TEXTS[fmt]:
-        return
-    rows = python_measure(fmt, width)
-    assert rows is not None
-    asked: list[bytes] = []
-
-    def fallback(raw: bytes) -> int:
-        asked.append(raw)
-        return rows(raw)
-
-    native = native_measure(rows, fallback)
-    with Transcript.open(path) as t:
-        for line in range(1, len(texts) + 1):
-            native(t.raw_line(line))
-    assert asked == [], f"{len(asked)} of {len(texts)} left to the Python count: {asked[0][:200]!r}"
 
 
 def test_a_tool_result_whose_id_is_no_string_is_shown(tmp_path: Path) -> None:
