@@ -16,14 +16,13 @@ pass open as a transcript grows) in `core.analyser`.
 from __future__ import annotations
 
 import copy
-import gc
 import hashlib
 from array import array
 from bisect import bisect_left
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice, pairwise
+from itertools import pairwise
 from typing import Any, cast
 
 import msgspec
@@ -31,7 +30,7 @@ import msgspec
 from transcript_view.core import graphemes, parallel
 from transcript_view.core.artifacts import head_tail_sizes, to_bytes
 from transcript_view.core.canonical import canonical_string, data_digest
-from transcript_view.core.compact import IdOverlay, IdTable, key_of
+from transcript_view.core.compact import IdOverlay, IdTable
 from transcript_view.core.consistency import end_of_pass_findings
 from transcript_view.core.envelopes import (
     ENVELOPE_VERSION,
@@ -42,6 +41,7 @@ from transcript_view.core.envelopes import (
 )
 from transcript_view.core.findings import Finding
 from transcript_view.core.found import Found, FoundSoFar
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import ExcerptShape, MarkerSite
 from transcript_view.core.tables import (
@@ -217,11 +217,6 @@ _DISPATCH, _ANSWER, _SETTLE = 10, 11, 12
 _DEFERRED = -2
 
 
-def _key(text: str) -> int:
-    # `key_of`, inlined where it runs once a line.
-    return hash(text) or 1
-
-
 @dataclass(slots=True, eq=False)
 class LineBatch:
     """What the fold needs of the lines `first` to `last` (made by `map_lines`).
@@ -237,10 +232,10 @@ class LineBatch:
     first_envelope: tuple[int, str] | None = None
     meta_line: int | None = None
     keys: array[int] = field(default_factory=lambda: array("q"))
-    """`key_of` each envelope id, in line order (lines without an id have none)."""
+    """The pass's `IdKeys` of each envelope id, in line order (lines without an id have none)."""
     key_lines: array[int] = field(default_factory=lambda: array("i"))
     sorted_keys: array[int] = field(default_factory=lambda: array("q"))
-    """`keys`, sorted (by `seal`): how the fold checks a whole file's ids at C speed."""
+    """`keys`, sorted (by `seal`): how the fold checks a whole file's ids at once."""
     problems: list[LineProblem] = field(default_factory=list)
     last_content: int = 0
     """The last line that is not blank (a bad one there is a torn tail, if it is the file's)."""
@@ -310,15 +305,20 @@ def _arguments_mismatch(want: str, arguments: Any) -> str | None:
 
 
 def map_lines(
-    transcript: Transcript, first: int, last: int, measure: Measure | None = None
+    transcript: Transcript,
+    first: int,
+    last: int,
+    keys: IdKeys,
+    measure: Measure | None = None,
 ) -> LineBatch:
     """Read and parse lines `first` to `last`, keeping what the fold needs of each.
 
     Pure: it reads the lines and nothing else, so it runs in any process.
+    Ids are kept as `keys` makes them (the pass's, which the fold compares).
     With `measure`, the batch also keeps its number for each line (`measures`).
     """
     batch = LineBatch(first, last)
-    _map_into(batch, transcript.raw_chunks(first, last), measure=measure)
+    _map_into(batch, transcript.raw_chunks(first, last), keys, measure=measure)
     return batch.seal()
 
 
@@ -329,6 +329,7 @@ def _unmeasured(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
 def _map_into(
     batch: LineBatch,
     chunks: Iterable[tuple[int, int, Sequence[bytes | Parsed]]],
+    keys: IdKeys,
     fold: AnalysisPass | None = None,
     measure: Measure | None = None,
 ) -> None:
@@ -356,7 +357,7 @@ def _map_into(
     if fold is not None:
         fold_message, fold_dispatched = fold._message, fold._dispatched
         fold_settled = fold._settled
-    decode = _decode
+    decode, key_of = _decode, keys.__call__
     envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
     first_envelope, meta_line = batch.first_envelope, batch.meta_line
     measures = None
@@ -407,7 +408,7 @@ def _map_into(
                 first_envelope = (line, kind)
             env_id = data.get("id")
             if type(env_id) is str or isinstance(env_id, str):
-                key = hash(env_id) or 1
+                key = key_of(env_id)
                 add_key(key)
                 add_key_line(line)
             else:
@@ -425,7 +426,7 @@ def _map_into(
                 if code == 7:
                     roles[line] = role
                 add_line(line)
-                add_replay_key(key if env_id else hash(f"line-{line}") or 1)
+                add_replay_key(key if env_id else key_of(f"line-{line}"))
                 if p.get("sticky") or p.get("sysprompt") or p.get("depth") is not None:
                     code |= STICKY
                 add_flags(code)
@@ -496,7 +497,7 @@ def _map_into(
                 digest = p.get("result-digest")
                 if digest is not None and type(digest) is not str and not isinstance(digest, str):
                     digest = None
-                op_key = hash(op_id) or 1 if op_id is not None else 0
+                op_key = key_of(op_id) if op_id is not None else 0
                 if fold is not None:
                     fold_settled(line, op_id, op_key, artifact, digest)
                 else:
@@ -515,22 +516,6 @@ def _map_into(
 
 # -- the map's processes ------------------------------------------------------------------------
 
-_shared: Transcript | None = None
-_measure: Measure | None = None
-
-
-def _share(transcript: Transcript, measure: Measure | None = None) -> None:
-    """A worker's start: the transcript it reads (inherited by the fork, not pickled).
-
-    The worker's cyclic garbage collector is off: the map makes millions of
-    tuples and no cycles, and every collection walks all the live ones (a
-    fifth of the map's time); reference counting frees everything it drops.
-    """
-    global _shared, _measure
-    _shared, _measure = transcript, measure
-    gc.disable()
-
-
 @dataclass(slots=True, eq=False)
 class LocalOps:
     """A batch's operations folded from an empty state, for the fold to merge (`_merge`).
@@ -540,7 +525,7 @@ class LocalOps:
     run, so it leaves those lookups to the fold (`deferred`, in line order).
     Its matches are final only if no earlier operation was still waiting on
     the same call id, which the fold checks against the ids it was given
-    (`taken_calls`, `asked_answers`: sorted `key_of`s).
+    (`taken_calls`, `asked_answers`: their sorted keys).
     """
 
     columns: list[array[int]]
@@ -563,19 +548,29 @@ class LocalOps:
     """Call ids this batch's tool messages looked for among dispatched operations."""
 
 
-def _map_run(run: tuple[int, int]) -> LineBatch:
-    assert _shared is not None
-    return map_lines(_shared, run[0], run[1], _measure)
+Shared = tuple[Transcript, IdKeys, "Measure | None"]
+"""What every batch of a pass reads (`parallel.ordered`'s `shared`): its transcript, keys
+and measure."""
 
 
-def _fold_run(run: tuple[int, int]) -> LineBatch:
+def _map_run(shared: Shared, run: tuple[int, int]) -> LineBatch:
+    """A worker's job: map the run (`map_lines`)."""
+    transcript, keys, measure = shared
+    return map_lines(transcript, run[0], run[1], keys, measure)
+
+
+def _fold_run(shared: Shared, run: tuple[int, int]) -> LineBatch:
     """A worker's job: map the run, then fold its operations from an empty state."""
-    assert _shared is not None
-    return fold_lines(_shared, run[0], run[1], _measure)
+    transcript, keys, measure = shared
+    return fold_lines(transcript, run[0], run[1], keys, measure)
 
 
 def fold_lines(
-    transcript: Transcript, first: int, last: int, measure: Measure | None = None
+    transcript: Transcript,
+    first: int,
+    last: int,
+    keys: IdKeys,
+    measure: Measure | None = None,
 ) -> LineBatch:
     """`map_lines`, with the batch's operations folded from an empty state (`LocalOps`).
 
@@ -583,8 +578,8 @@ def fold_lines(
     the rest, which leaves the fold of a big file little to do.
     """
     batch = LineBatch(first, last)
-    local = AnalysisPass(transcript, exact_ids=False, local=True)
-    _map_into(batch, transcript.raw_chunks(first, last), local, measure)
+    local = AnalysisPass(transcript, exact_ids=False, local=True, keys=keys)
+    _map_into(batch, transcript.raw_chunks(first, last), keys, local, measure)
     batch.folded = local.export()
     return batch.seal()
 
@@ -593,7 +588,7 @@ def parse_workers(transcript: Transcript) -> int:
     """How many processes to map a transcript's lines in when the caller does not say.
 
     `core.parallel.workers_for` its size: one (this process) for a small file,
-    a worker, or a threaded program without a forkserver; a process a core
+    a worker, or a threaded program that may not fork; a process a core
     otherwise.
     """
     return parallel.workers_for(transcript.indexed_bytes)
@@ -602,6 +597,7 @@ def parse_workers(transcript: Transcript) -> int:
 def _batches(
     transcript: Transcript,
     workers: int | None,
+    keys: IdKeys,
     *,
     fold: AnalysisPass | None = None,
     measure: Measure | None = None,
@@ -614,31 +610,19 @@ def _batches(
     second pass is made to be merged (for a small file, that pass and its merge
     cost more than its operations). In workers, each batch is folded from an
     empty state (`_fold_run`), which leaves the fold here little to do but
-    merge. At most two batches per worker are in flight, so a fold slower than
-    the map never holds more than a few batches (a gigabyte's would not fit).
+    merge (`parallel.ordered` keeps the batches in order and only a few in
+    flight: a gigabyte's would not fit).
     """
     runs = transcript.line_ranges()
     n = parse_workers(transcript) if workers is None else workers
     if n <= 1 or len(runs) < 2:
         for first, last in runs:
             batch = LineBatch(first, last)
-            _map_into(batch, transcript.raw_chunks(first, last), fold, measure)
+            _map_into(batch, transcript.raw_chunks(first, last), keys, fold, measure)
             yield batch.seal()
         return
-    import concurrent.futures
-
-    with parallel.pool(n, _share, (transcript, measure)) as pool:
-        todo = iter(runs)
-        job = _fold_run if fold is not None else _map_run
-        flight: deque[concurrent.futures.Future[LineBatch]] = deque(
-            pool.submit(job, run) for run in islice(todo, 2 * n)
-        )
-        while flight:
-            batch = flight.popleft().result()
-            run = next(todo, None)
-            if run is not None:
-                flight.append(pool.submit(job, run))
-            yield batch
+    job = _fold_run if fold is not None else _map_run
+    yield from parallel.ordered(job, (transcript, keys, measure), runs, n)
 
 
 # -- the fold ------------------------------------------------------------------------------------
@@ -655,14 +639,19 @@ class AnalysisPass:
     Envelope ids are checked for duplicates in one of two ways. `exact_ids`
     (the default) checks each as it comes, in hash tables. Without it the
     pass keeps every id's key and checks them all at once at the end
-    (`ids_unique`), at C speed; it may then answer as if no id repeats only
+    (`ids_unique`), a sort and a set a bucket; it may then answer as if no id repeats only
     if none does, so a caller that finds a repeat must run an exact pass
     instead (`analyse` does; repeated ids are what a corrupt file has, not a
     healthy one).
     """
 
     def __init__(
-        self, transcript: Transcript, *, exact_ids: bool = True, local: bool = False
+        self,
+        transcript: Transcript,
+        *,
+        exact_ids: bool = True,
+        local: bool = False,
+        keys: IdKeys | None = None,
     ) -> None:
         """A pass over `transcript`, nothing fed yet.
 
@@ -671,15 +660,18 @@ class AnalysisPass:
             exact_ids: check ids as they come (see the class).
             local: a worker's fold of one batch (`_fold_run`): lookups that
                 may belong to earlier lines are left to the real fold.
+            keys: the keys ids are compared by (default: new ones, for this
+                pass); a worker's fold is given its pass's.
         """
         self.t = transcript
         self.exact_ids = exact_ids
         self.local = local
+        self.id_keys = IdKeys.new() if keys is None else keys
         self.deferred: list[tuple[Any, ...]] = []
         self.taken_calls: list[int] = []
         self.asked_answers: list[int] = []
         self.ops = Operations(transcript)
-        self.replay = Replay(transcript)
+        self.replay = Replay(transcript, self.id_keys)
         self.analysis = Analysis(transcript=transcript, operations=self.ops, replay=self.replay)
         # Pending work only: entries leave these maps as soon as they are matched,
         # so their size is what is in flight, not what the file holds.
@@ -743,7 +735,7 @@ class AnalysisPass:
         a = self.analysis
         told = FoundSoFar(found)
         fold = None if self.exact_ids else self
-        for batch in _batches(self.t, workers, fold=fold, measure=measure):
+        for batch in _batches(self.t, workers, self.id_keys, fold=fold, measure=measure):
             self.absorb(batch)
             if measured is not None and batch.measures is not None:
                 measured(batch.first, batch.measures)
@@ -758,7 +750,7 @@ class AnalysisPass:
     def feed(self, parsed: Envelope | LineProblem) -> None:
         """Take one parsed line, in file order."""
         batch = LineBatch(parsed.line, parsed.line)
-        _map_into(batch, ((parsed.line, parsed.offset, (parsed,)),))
+        _map_into(batch, ((parsed.line, parsed.offset, (parsed,)),), self.id_keys)
         self.absorb(batch)
 
     def snapshot(self) -> AnalysisPass:
@@ -794,7 +786,7 @@ class AnalysisPass:
         if batch.folded is not None and self._collides(batch.folded):
             # A call id the worker matched was still awaited from before its run:
             # its matches may be wrong. The lines are mapped again, to fold here.
-            batch = map_lines(self.t, batch.first, batch.last)
+            batch = map_lines(self.t, batch.first, batch.last, self.id_keys)
         a = self.analysis
         if batch.envelopes:
             a.envelopes += batch.envelopes
@@ -964,7 +956,7 @@ class AnalysisPass:
         ):
             if queue and asked:
                 for call_id in queue:
-                    key = _key(call_id)
+                    key = self.id_keys(call_id)
                     i = bisect_left(asked, key)
                     if i < len(asked) and asked[i] == key:
                         return True
@@ -1118,9 +1110,9 @@ class AnalysisPass:
             if self.local:
                 if row < 0:
                     return _DEFERRED
-                self.taken_calls.append(_key(call_id))
+                self.taken_calls.append(self.id_keys(call_id))
         if self.local:
-            self.asked_answers.append(_key(call_id))
+            self.asked_answers.append(self.id_keys(call_id))
         if row < 0:
             return -1
         ops = self.ops
@@ -1141,7 +1133,7 @@ class AnalysisPass:
         else:
             self.ops.set_dispatch(row, line)
             if self.local:
-                self.taken_calls.append(_key(call_id))
+                self.taken_calls.append(self.id_keys(call_id))
         if op_id is not None:
             if not self.exact_ids:
                 # Every id is unique (or this pass is thrown away): a new operation.
@@ -1223,7 +1215,7 @@ class AnalysisPass:
         if through is None:
             return "the compaction names no message to replace through (no replaces-through-id)"
         quoted = repr(through[:80])
-        earlier = self._first_line(key_of(through), line)
+        earlier = self._first_line(self.id_keys(through), line)
         if earlier < 0 or id_at(self.t, earlier) != through:
             return f"the compaction replaces through {quoted}, an id no earlier line has"
         env = read_envelope(self.t, earlier)

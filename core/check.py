@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from transcript_view.core import parallel
 from transcript_view.core.findings import Severity
 from transcript_view.core.formats.detect import Format, NotATranscript
 from transcript_view.core.ledger import is_orphan, is_problem
@@ -212,8 +213,8 @@ def check_one(path: Path, as_json: bool, fmt: Format | None, workers: int) -> Ou
     return Outcome(text, report.errors, report.warnings)
 
 
-def _check_job(job: tuple[Path, bool, Format | None]) -> Outcome | Refusal:
-    path, as_json, fmt = job
+def _check_job(shared: tuple[bool, Format | None], path: Path) -> Outcome | Refusal:
+    as_json, fmt = shared
     return check_one(path, as_json, fmt, 1)
 
 
@@ -223,20 +224,15 @@ def _outcomes(
     """Each target's outcome, in order: in-process for one, in `jobs` processes for several.
 
     Parsing is pure Python and holds the GIL, so transcripts are checked in
-    processes, not threads; results come back in path order (`map`), so the
-    output is the same whatever the number of cores.
+    processes, not threads; results come back in path order
+    (`parallel.ordered`), so the output is the same whatever the number of cores.
     """
     if len(targets) <= 1 or jobs <= 1:
         for path, walked in targets:
             yield path, walked, check_one(path, as_json, fmt, jobs)
         return
-    import concurrent.futures
-    import multiprocessing
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        work = [(path, as_json, fmt) for path, _ in targets]
-        results = pool.map(_check_job, work, chunksize=max(1, min(16, len(work) // (jobs * 8))))
-        for (path, walked), outcome in zip(targets, results, strict=True):
-            yield path, walked, outcome
+    chunk = max(1, min(16, len(targets) // (jobs * 8)))  # fewer round trips for small files
+    paths = [path for path, _ in targets]
+    outcomes = parallel.ordered(_check_job, (as_json, fmt), paths, jobs, chunk=chunk, collect=True)
+    for (path, walked), outcome in zip(targets, outcomes, strict=True):
+        yield path, walked, outcome

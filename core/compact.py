@@ -4,24 +4,13 @@ A gigabyte transcript has millions of envelopes. Keeping a Python object (or
 even a Python string) per envelope id, tool operation or replayed message costs
 hundreds of bytes each and turns a 1 GiB file into gigabytes of memory. These
 tables keep machine integers in `array`s instead — line numbers and 64-bit
-string hashes — and anything textual is read back from the transcript, by line,
+string keys (`core.keys`) — and anything textual is read back from the transcript, by line,
 only when somebody looks at it.
 """
 
 from __future__ import annotations
 
 from array import array
-
-
-def key_of(text: str) -> int:
-    """A non-zero signed 64-bit key for a string (zero marks an empty slot).
-
-    Python's string hash is randomised per process, which is fine: keys never
-    leave the process. A key match is only ever a *candidate*; callers confirm it
-    against the real string before they report anything.
-    """
-    h = hash(text)
-    return h if h != 0 else 1
 
 
 class IdTable:

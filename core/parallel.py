@@ -1,23 +1,28 @@
-"""Where a transcript's work runs in other processes: one rule for `--check` and the viewer.
+"""Where a transcript's work runs in other processes: one runner for `--check` and the viewer.
 
 Parsing JSON and folding lines hold the GIL, so a second core only helps from
-a second process. Workers are forked: the child inherits the parent's memory
-(the transcript and its line index are not copied) and its string-hash
-secret, which matters because a pass keeps the ids it has seen as Python
-`hash` keys, and a batch's keys are compared with the fold's.
+a second process. Every process pool of the project is one runner, `ordered`:
+it maps jobs to results in worker processes, hands the results back in the
+jobs' order, keeps at most a few jobs a worker in flight (a fold slower than
+the map never holds more than a few batches), and stops when its caller stops
+reading (closing the iterator cancels what has not started). A job is a plain
+module-level function, `work(shared, job)`: `shared` is what every job of a
+run reads (a transcript, a measure, the run's `IdKeys`), given to each
+worker once when it starts, and the results are the same whatever the start
+method (`START_METHOD`: fork where the system has it; a test runs the
+pipeline under fork, forkserver and spawn).
 
 Forking a process that runs other threads can deadlock the child on a lock
 one of them held, so only a single-threaded process forks workers. A program
 that runs threads (the viewer: Textual's driver and its workers) starts a
 `PassServer` first, before any thread: a child forked while nothing else
-runs, which stays single-threaded, forks the workers of each pass it is
-asked for, and sends the result back, pickled. (A forkserver would be the
-standard tool, but its workers are fresh interpreters with their own hash
-secret, whose keys would not match the program's.)
+runs, which stays single-threaded, runs the workers of each pass it is
+asked for, and sends the result back, pickled.
 
-Everything else stays in-process: a small job (forking costs more than it
-saves), a machine with one core, a worker itself (`--check DIR` checks whole
-transcripts in processes already), and a threaded program without a server.
+Everything else stays in-process: a small job (starting workers costs more
+than it saves), a machine with one core, a worker itself (`--check DIR`
+checks whole transcripts in processes already), and a threaded program
+without a server.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import atexit
 import concurrent.futures
 import contextlib
 import enum
+import gc
 import io
 import multiprocessing
 import os
@@ -34,9 +40,11 @@ import signal
 import sys
 import threading
 import weakref
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Generator, Iterable
+from itertools import islice
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from transcript_view.core.transcript import Transcript
@@ -45,6 +53,11 @@ if TYPE_CHECKING:
 PARALLEL_BYTES = 32 << 20
 #: At most this many worker processes, however many cores.
 MAX_WORKERS = 8
+#: How worker processes start: fork where the system has it (the fastest start, and the
+#: transcript's pages are shared), else the system's default. Results do not depend on it.
+START_METHOD = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+#: Jobs a worker has queued at most (`ordered`): enough that none waits between two.
+IN_FLIGHT = 2
 
 _serving = False
 """True in a `PassServer`'s process: a child, yet the top of its own workers."""
@@ -58,19 +71,22 @@ def workers_for(nbytes: int) -> int:
 def worker_count() -> int:
     """How many processes this process may share work between, whatever its size (1: none).
 
-    One a core, where forking is safe: not in a worker (a pass server's own
-    excepted), nor once this process runs threads.
+    One a core, where starting workers is safe: not in a worker (a pass
+    server's own excepted), nor, when workers are forked, once this process
+    runs threads.
     """
     cores = os.cpu_count() or 1
     if cores < 2:
         return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
     if multiprocessing.parent_process() is not None and not _serving:
         return 1
-    if threading.active_count() > 1:
+    if _start_method() == "fork" and threading.active_count() > 1:
         return 1
     return min(cores, MAX_WORKERS)
+
+
+def _start_method() -> str:
+    return START_METHOD or multiprocessing.get_start_method()
 
 
 def threads_for(nbytes: int) -> int:
@@ -90,16 +106,93 @@ def pool(
     initializer: Callable[..., object] | None = None,
     initargs: tuple[Any, ...] = (),
 ) -> concurrent.futures.ProcessPoolExecutor:
-    """A pool of `workers` forked processes, `initializer(*initargs)` run in each.
+    """A pool of `workers` processes (`START_METHOD`), `initializer(*initargs)` run in each.
 
-    The arguments are inherited by the fork, not pickled.
+    Under fork the arguments are inherited, not pickled; under the other start
+    methods they are pickled once a worker.
     """
     return concurrent.futures.ProcessPoolExecutor(
         workers,
-        mp_context=multiprocessing.get_context("fork"),
+        mp_context=multiprocessing.get_context(START_METHOD),
         initializer=initializer,
         initargs=initargs,
     )
+
+
+S = TypeVar("S")
+J = TypeVar("J")
+R = TypeVar("R")
+
+_shared: Any = None
+"""A worker's `shared` (`ordered`): set once, when the worker starts."""
+
+
+def _adopt(shared: Any, collect: bool) -> None:
+    """A worker's start: keep what every job reads.
+
+    Its cyclic garbage collector is off unless `collect`: a map makes
+    millions of small objects and no cycles, and every collection walks all
+    the live ones; reference counting frees everything it drops.
+    """
+    global _shared
+    _shared = shared
+    if not collect:
+        gc.disable()
+
+
+def _run(work: Callable[[Any, Any], Any], jobs: list[Any]) -> list[Any]:
+    return [work(_shared, job) for job in jobs]
+
+
+def ordered(
+    work: Callable[[S, J], R],
+    shared: S,
+    jobs: Iterable[J],
+    workers: int,
+    *,
+    chunk: int = 1,
+    collect: bool = False,
+) -> Generator[R, None, None]:
+    """`work(shared, job)` of each job, yielded in the jobs' order.
+
+    Here, one job at a time, with `workers` <= 1; else in a pool of `workers`
+    processes, each given `shared` once when it starts, with at most
+    `IN_FLIGHT` sends a worker queued, so a consumer slower than the workers
+    never holds more than a few results. Jobs go `chunk` at a time (one send
+    and one reply for many small jobs). `work` must be a module-level function
+    (it is sent by name), and a job and its result must pickle. A worker's
+    cyclic garbage collector is off unless `collect` (for jobs that make
+    cycles: a whole transcript's check).
+
+    Closing the iterator (a consumer that stops reading, a cancel) cancels
+    every send that has not started and waits only for the running ones. An
+    exception a job raises is raised here, at its place in the order.
+    """
+    if workers <= 1:
+        for job in jobs:
+            yield work(shared, job)
+        return
+    todo = iter(jobs)
+
+    def nxt() -> list[J]:
+        return list(islice(todo, chunk))
+
+    executor = pool(workers, _adopt, (shared, collect))
+    try:
+        flight: deque[concurrent.futures.Future[list[R]]] = deque()
+        for _ in range(IN_FLIGHT * workers):
+            group = nxt()
+            if not group:
+                break
+            flight.append(executor.submit(_run, work, group))
+        while flight:
+            results = flight.popleft().result()
+            group = nxt()
+            if group:
+                flight.append(executor.submit(_run, work, group))
+            yield from results
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 # -- a server for a threaded program ---------------------------------------------------------------

@@ -21,8 +21,9 @@ from itertools import compress, islice, repeat
 from operator import and_, le
 from typing import Any, NamedTuple, TypeVar, overload
 
-from transcript_view.core.compact import LineColumns, key_of
+from transcript_view.core.compact import LineColumns
 from transcript_view.core.envelopes import Envelope, Message, ToolDispatched, ToolSettled
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.records import OpState, ReplayEntry, ToolOperation, op_state
 from transcript_view.core.transcript import Transcript, parse_line_bytes
 
@@ -445,9 +446,13 @@ class ReplaySlot(NamedTuple):
 class Replay(_Rows[ReplayEntry]):
     """The conversation the model is sent next, as columns; entries are made on access."""
 
-    def __init__(self, transcript: Transcript) -> None:
-        """An empty conversation whose entries will be read back from `transcript`."""
+    def __init__(self, transcript: Transcript, keys: IdKeys) -> None:
+        """An empty conversation whose entries will be read back from `transcript`.
+
+        `keys` are the pass's (the replay's keys are made where its lines are mapped).
+        """
         self._t = transcript
+        self._id_keys = keys
         self._lines = array("i")
         self._keys = array("q")
         self._flags = array("b")
@@ -564,7 +569,7 @@ class Replay(_Rows[ReplayEntry]):
         if code == 7:
             self._other_roles[line] = role
         self._lines.append(line)
-        self._keys.append(key_of(id_))
+        self._keys.append(self._id_keys(id_))
         self._flags.append(code | (_STICKY if sticky else 0) | (_SUMMARY if summary else 0))
         self._changed()
 
@@ -577,7 +582,7 @@ class Replay(_Rows[ReplayEntry]):
     ) -> None:
         """Add many messages at once, as `append` would one by one.
 
-        `keys` are `key_of` each message's id (or `line-N`), `flags` a
+        `keys` are the pass's `IdKeys` of each message's id (or `line-N`), `flags` a
         `ROLE_CODES` code (7 for any other role, named in `roles` by line)
         plus `STICKY`. The pass adds a batch of lines' messages this way.
         """
@@ -589,7 +594,7 @@ class Replay(_Rows[ReplayEntry]):
 
     def find(self, id_: str) -> int:
         """Index of the first entry with this id (confirmed against the line), or -1."""
-        key = key_of(id_)
+        key = self._id_keys(id_)
         start = 0
         while True:
             try:
@@ -608,7 +613,7 @@ class Replay(_Rows[ReplayEntry]):
         keys = array("q", (self._keys[i] for i in keep))
         flags = array("b", (self._flags[i] for i in keep))
         lines.append(line)
-        keys.append(key_of(id_))
+        keys.append(self._id_keys(id_))
         flags.append(_ROLES.index("user") | _SUMMARY)
         lines.extend(self._lines[cut + 1 :])
         keys.extend(self._keys[cut + 1 :])

@@ -18,6 +18,7 @@ given (see `parse_json_line`).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import os
 import stat
@@ -263,20 +264,6 @@ def _json_kind(value: object) -> str:
     return "number"
 
 
-_indexing: Transcript | None = None
-
-
-def _share_index(transcript: Transcript) -> None:
-    global _indexing
-    _indexing = transcript
-
-
-def _scan_piece(piece: tuple[int, int]) -> tuple[bytes, int]:
-    """A worker process's share of `build_index` (`_scan_range` of the shared transcript)."""
-    assert _indexing is not None
-    return _scan_range(_indexing, piece)
-
-
 def _scan_range(transcript: Transcript, piece: tuple[int, int]) -> tuple[bytes, int]:
     """A share of `build_index`: the line starts after each LF in a byte range.
 
@@ -401,7 +388,7 @@ class Transcript:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle as the path and the line index: a worker process reopens the file itself.
 
-        What a forkserver's worker is sent (`core.parallel`): a descriptor or a
+        What a worker not started by fork is sent (`core.parallel`): a descriptor or a
         lock cannot cross a process boundary, and the index need not be scanned
         again. The worker's copy opens the same path read-only.
         """
@@ -523,22 +510,27 @@ class Transcript:
         finding a gigabyte's LFs one `find` at a time is a Python loop, a few
         tenths of a second per 256 MiB.
         """
-        pool: concurrent.futures.Executor
+        results: Iterator[tuple[bytes, int]]
+        done = contextlib.ExitStack()
         if threads:
             workers = parallel.threads_for(total - pos)
             step = SCAN_CHUNK  # a piece a read: the progress moves as smoothly as before
-            pool = concurrent.futures.ThreadPoolExecutor(
-                workers, thread_name_prefix="transcript-view-index"
+            pool = done.enter_context(
+                concurrent.futures.ThreadPoolExecutor(
+                    workers, thread_name_prefix="transcript-view-index"
+                )
             )
-            scan: Callable[[tuple[int, int]], tuple[bytes, int]] = partial(_scan_range, self)
+            pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
+            results = pool.map(partial(_scan_range, self), pieces)
         else:
             workers = parallel.workers_for(total - pos)
             step = max(SCAN_CHUNK, -(-(total - pos) // (4 * workers)))
-            pool = parallel.pool(workers, _share_index, (self,))
-            scan = _scan_piece
-        pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
-        with pool:
-            for (start, end), (found, reached) in zip(pieces, pool.map(scan, pieces), strict=True):
+            pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
+            scans = parallel.ordered(_scan_range, self, pieces, workers)
+            done.callback(scans.close)  # a short read ends the scan: the rest is cancelled
+            results = scans
+        with done:
+            for (start, end), (found, reached) in zip(pieces, results, strict=True):
                 new: array[int] = array("q")
                 if start == 0 and not self._starts:
                     new.append(0)

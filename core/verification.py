@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from transcript_view.core import graphemes
+from transcript_view.core import graphemes, parallel
 from transcript_view.core.artifacts import is_temp_name
 from transcript_view.core.transcript import describe_mode
 
@@ -301,6 +301,14 @@ def _check_one(
     return check if needs is None else kept_ends(check, needs)
 
 
+def _check_in_worker(
+    shared: None,
+    args: tuple[Path, str, bool, bool, tuple[int, int], Sequence[tuple[str, int]] | None],
+) -> FileCheck:
+    """`_check_one` as a worker's job (`parallel.ordered`: nothing shared but the job)."""
+    return _check_one(args)
+
+
 def iter_checks(
     directory: Path,
     names: Sequence[str],
@@ -340,22 +348,18 @@ def iter_checks(
             with contextlib.suppress(OSError):
                 total += os.stat(directory / name, follow_symlinks=False).st_size
     if total >= PARALLEL_CHECK_BYTES:
-        import concurrent.futures
-        import multiprocessing
-
-        context = multiprocessing.get_context("fork")
-        pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+        jobs = [(directory, name, *wants(name), edges(name), ends(name)) for name in names]
+        small = total < len(names) * SMALL_FILE_BYTES  # sent in batches: fewer round trips
+        checks = parallel.ordered(_check_in_worker, None, jobs, workers, chunk=8 if small else 1)
         try:
-            jobs = [(directory, name, *wants(name), edges(name), ends(name)) for name in names]
-            small = total < len(names) * SMALL_FILE_BYTES  # sent in batches: fewer round trips
-            for i, fc in enumerate(pool.map(_check_one, jobs, chunksize=8 if small else 1)):
+            for i, fc in enumerate(checks):
                 yield fc
                 if progress is not None:
                     progress("artifacts", i + 1, len(names))
         finally:
             # A caller that stops early (a cancelled job) waits for the files being
             # checked, not for the thousands queued behind them.
-            pool.shutdown(wait=True, cancel_futures=True)
+            checks.close()
         return
     for i, name in enumerate(names):
         yield _check_one((directory, name, *wants(name), edges(name), ends(name)))

@@ -14,15 +14,11 @@ the same reader (`analyse_as`) and the same builders (`FileSource`,
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import time
 from array import array
-from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 
 from transcript_view.core import parallel
@@ -80,23 +76,13 @@ def analysis_job(
     return analyse_as(transcript, fmt, progress, found=found, measure=counter, measured=measured)
 
 
-_source: BlockSource | None = None
-
-
-def _share(source: BlockSource) -> None:
-    """A counting worker's start: the source it builds from (inherited by the fork)."""
-    global _source
-    _source = source
-    gc.disable()  # counting makes no cycles; collections would walk every live row
-
-
 def _never() -> bool:
     return False
 
 
-def _count(run: tuple[int, int]) -> list[int]:
-    assert _source is not None
-    return layout_counts(_source, run[0], run[1], _never)
+def _count(source: BlockSource, run: tuple[int, int]) -> list[int]:
+    """A worker's job: the row counts of blocks [first, stop) of the view `source` lays out."""
+    return layout_counts(source, run[0], run[1], _never)
 
 
 def count_job(
@@ -132,23 +118,13 @@ def count_job(
         source = file_source
     stop = source.available()
     runs = [(i, min(i + COUNT_STEP, stop)) for i in range(start, stop, COUNT_STEP)]
-    workers = parallel.workers_for(transcript.indexed_bytes)
-    if workers <= 1 or len(runs) < 2:
-        for run in runs:
-            emit("counts", (run[0], layout_counts(source, run[0], run[1], _never)))
-        return stop
-    with parallel.pool(workers, _share, (source,)) as pool:
-        todo = iter(runs)
-        flight: deque[tuple[int, Future[list[int]]]] = deque(
-            (run[0], pool.submit(_count, run)) for run in islice(todo, 2 * workers)
-        )
-        while flight:
-            first, future = flight.popleft()
-            counts = future.result()
-            following = next(todo, None)
-            if following is not None:
-                flight.append((following[0], pool.submit(_count, following)))
-            emit("counts", (first, counts))  # raises Cancelled when asked to stop
+    workers = parallel.workers_for(transcript.indexed_bytes) if len(runs) > 1 else 1
+    counted = parallel.ordered(_count, source, runs, workers)
+    try:
+        for run, counts in zip(runs, counted, strict=True):
+            emit("counts", (run[0], counts))  # raises Cancelled when asked to stop
+    finally:
+        counted.close()  # a cancel stops the workers' queued runs too
     return stop
 
 

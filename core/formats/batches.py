@@ -5,7 +5,8 @@ is (`core.analysis`): a format's map reads a run of lines and keeps what the
 lines say by themselves (their markers, their problems, what they name) in a
 batch of plain data, and its fold takes the batches in file order and joins
 what needs earlier lines. Mapping needs nothing but the lines, so a big file's
-runs are mapped in forked processes at once (`core.parallel` decides how many).
+runs are mapped in worker processes at once (`core.parallel.ordered`; how many,
+`core.parallel` decides).
 
 Also here, what both maps do first with a line: decode it into a msgspec
 `Struct` that declares only the fields the pass reads, which is about twice as
@@ -15,14 +16,10 @@ line) wherever the shape's decode does not vouch for the line.
 
 from __future__ import annotations
 
-import gc
 from array import array
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from enum import Enum
 from functools import cache, partial
-from itertools import islice
 from types import UnionType
 from typing import Any, Protocol, TypeVar, Union, get_args, get_origin
 
@@ -31,13 +28,16 @@ import msgspec
 from transcript_view.core import parallel
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.found import Found, FoundSoFar
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
 
 B = TypeVar("B")
 S = TypeVar("S", bound=msgspec.Struct)
 
-Mapper = Callable[[Transcript, int, int, int], Any]
-"""A format's map: `(transcript, first line, last line, last content line) -> batch`."""
+Mapper = Callable[[Transcript, int, int, int, IdKeys], Any]
+"""A format's map: `(transcript, first line, last line, last content line, keys) -> batch`
+(`keys`: the pass's, for the ids a batch indexes; see `LineIndex`). A module-level
+function (or a `partial` of one): it is sent to worker processes by name."""
 
 LineMeasure = Callable[[bytes], int]
 """A caller's own number for each line of a session transcript, from its bytes (without
@@ -153,54 +153,35 @@ def last_content_line(transcript: Transcript) -> int:
     return last
 
 
-_shared: tuple[Transcript, Mapper, int] | None = None
+Shared = tuple[Transcript, Mapper, int, IdKeys]
+"""What every batch of a pass reads (`parallel.ordered`'s `shared`): the transcript, the
+map, the last content line and the pass's keys."""
 
 
-def _share(transcript: Transcript, mapper: Mapper, last_content: int) -> None:
-    """A worker's start: what it maps with (inherited by the fork, not pickled).
-
-    Its cyclic garbage collector is off: a map makes many small objects and
-    no cycles, and a collection walks every live one.
-    """
-    global _shared
-    _shared = (transcript, mapper, last_content)
-    gc.disable()
-
-
-def _run(first: int, last: int) -> Any:
-    assert _shared is not None
-    transcript, mapper, last_content = _shared
-    return mapper(transcript, first, last, last_content)
+def _run(shared: Shared, run: tuple[int, int]) -> Any:
+    transcript, mapper, last_content, keys = shared
+    return mapper(transcript, run[0], run[1], last_content, keys)
 
 
 def mapped(
     transcript: Transcript,
-    mapper: Callable[[Transcript, int, int, int], B],
+    mapper: Callable[[Transcript, int, int, int, IdKeys], B],
+    keys: IdKeys,
     workers: int | None = None,
 ) -> Iterator[B]:
     """Every run of lines mapped by `mapper`, in file order: here, or in `workers` processes.
 
     Runs are `Transcript.line_ranges` (a few MiB each). `workers` defaults to
-    `core.parallel.workers_for` the file's size. At most two runs per worker
-    are in flight, so a fold slower than the map never holds more than a few
-    batches.
+    `core.parallel.workers_for` the file's size; `parallel.ordered` keeps only
+    a few runs a worker in flight, so a fold slower than the map never holds
+    more than a few batches.
     """
     last_content = last_content_line(transcript)
     runs = transcript.line_ranges()
     n = parallel.workers_for(transcript.indexed_bytes) if workers is None else workers
-    if n <= 1 or len(runs) < 2:
-        for first, last in runs:
-            yield mapper(transcript, first, last, last_content)
-        return
-    with parallel.pool(n, _share, (transcript, mapper, last_content)) as pool:
-        todo = iter(runs)
-        flight: deque[Future[B]] = deque(pool.submit(_run, *run) for run in islice(todo, 2 * n))
-        while flight:
-            batch = flight.popleft().result()
-            run = next(todo, None)
-            if run is not None:
-                flight.append(pool.submit(_run, *run))
-            yield batch
+    if len(runs) < 2:
+        n = 1
+    yield from parallel.ordered(_run, (transcript, mapper, last_content, keys), runs, n)
 
 
 class _Batch(Protocol):
@@ -213,7 +194,8 @@ Folded = TypeVar("Folded", bound=_Batch)
 
 def fold_mapped(
     transcript: Transcript,
-    mapper: Callable[[Transcript, int, int, int], Folded],
+    mapper: Callable[[Transcript, int, int, int, IdKeys], Folded],
+    keys: IdKeys,
     absorb: Callable[[Folded], None],
     analysis: SessionAnalysis,
     progress: Callable[[int, int], None] | None,
@@ -233,9 +215,9 @@ def fold_mapped(
     told = FoundSoFar(found)
     pairs: Iterator[tuple[Folded, int, array[int] | None]]
     if measure is None:
-        pairs = ((batch, 0, None) for batch in mapped(transcript, mapper, workers))
+        pairs = ((batch, 0, None) for batch in mapped(transcript, mapper, keys, workers))
     else:
-        pairs = mapped(transcript, partial(_map_measured, mapper, measure), workers)
+        pairs = mapped(transcript, partial(_map_measured, mapper, measure), keys, workers)
     for batch, first, measures in pairs:
         if measures is not None and measured is not None:
             measured(first, measures)
@@ -246,12 +228,13 @@ def fold_mapped(
 
 
 def _map_measured(
-    mapper: Callable[[Transcript, int, int, int], Folded],
+    mapper: Callable[[Transcript, int, int, int, IdKeys], Folded],
     measure: LineMeasure,
     transcript: Transcript,
     first: int,
     last: int,
     last_content: int,
+    keys: IdKeys,
 ) -> tuple[Folded, int, array[int]]:
     """`mapper`'s batch of lines `first` to `last`, and `measure` of each of those lines.
 
@@ -259,7 +242,7 @@ def _map_measured(
     a few megabytes at a time (the page cache has them): a mapper need not know
     about it, and reading is a small part of either.
     """
-    batch = mapper(transcript, first, last, last_content)
+    batch = mapper(transcript, first, last, last_content, keys)
     measures = array("i")
     for _, _, items in transcript.raw_chunks(first, last):
         measures.extend(map(measure, items))
@@ -267,17 +250,17 @@ def _map_measured(
 
 
 class LineIndex:
-    """The lines that hold each string, by the string's `hash`: arrays, not a dict of strings.
+    """The lines that hold each string, by the string's key: arrays, not a dict of strings.
 
     A pass needs to find a few strings again at its end (a branch's parent
     uuid, a replaced result's tool_use id), among a million lines' worth; a dict
     of them all would be a hundred megabytes per gigabyte. Each batch adds two
     arrays (the keys, and the line of each), and `lines_of` finds a set of keys
-    in all of them at once, at C speed. A key can be two strings' (a 64-bit
-    hash: almost never), so a caller checks the line it finds by reading it.
+    in all of them at once, at C speed. A key can be two strings' (almost
+    never: `core.keys`), so a caller checks the line it finds by reading it.
 
-    The keys are `hash`es, so they are this process's: a batch mapped in a
-    forked worker has the same (`core.parallel`).
+    The keys are the pass's `IdKeys`, which every process mapping its lines
+    is given: a batch mapped in a worker has the same.
     """
 
     __slots__ = ("_runs",)

@@ -68,6 +68,7 @@ from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
 
 __all__ = [
@@ -190,7 +191,7 @@ class ClaudePass:
     lines need of far earlier ones — a branch's or a compaction's parent, the
     tool a result answers when it was named before the result's batch, the
     result a content replacement replaces — is looked up at the end, all at
-    once, in indexes of hash keys (`LineIndex`) rather than dicts of every id
+    once, in indexes of keys (`LineIndex`) rather than dicts of every id
     (a gigabyte has a million).
     """
 
@@ -206,6 +207,9 @@ class ClaudePass:
     """Assistant lines by the id of each tool_use block that names its tool."""
     results: LineIndex = field(default_factory=LineIndex)
     """User lines by the tool_use id of each tool result with a text."""
+    id_keys: IdKeys = field(default_factory=IdKeys.new)
+    """The keys of the three indexes (the pass's own, given to every process that maps
+    its lines)."""
     previous_uuid: str | None = None
     response: tuple[object, object, int] | None = None
     """(message.id, requestId, first line) of the last assistant line's response."""
@@ -231,6 +235,7 @@ class ClaudePass:
         fold_mapped(
             self.transcript,
             map_claude,
+            self.id_keys,
             self.absorb,
             self.analysis,
             progress,
@@ -306,7 +311,7 @@ class ClaudePass:
         a.lines = lines
         self._notes()
         tids = {tid for _, tid, _ in self.late_sites} | {tid for _, tid, _ in self.replacements}
-        named = self.tools.lines_of({hash(tid) for tid in tids})
+        named = self.tools.lines_of({self.id_keys(tid) for tid in tids})
         for i, tid, record in self.late_sites:
             site = a.sites[i]
             ctx = record.context(tid, self._tool(named, tid, site.line))
@@ -324,7 +329,7 @@ class ClaudePass:
         """Word the notes that name a parent, now that every conversation line is indexed."""
         tags = self.analysis.tags
         asked = {n[-2] for notes in self.notes_later.values() for n in notes if type(n) is tuple}
-        found = self.uuids.lines_of({hash(u) for u in asked})
+        found = self.uuids.lines_of({self.id_keys(u) for u in asked})
         for line, notes in self.notes_later.items():
             words: list[str] = []
             for note in notes:
@@ -332,7 +337,7 @@ class ClaudePass:
                     words.append(note)
                     continue
                 parent, before = note[-2], note[-1]
-                at = self._last(found.get(hash(parent), ()), before, self._uuid_at, parent)
+                at = self._last(found.get(self.id_keys(parent), ()), before, self._uuid_at, parent)
                 if note[0] == BRANCH:
                     if at is not None:
                         words.append(branch_words(at))
@@ -356,7 +361,7 @@ class ClaudePass:
         if not self.replacements:
             return
         a = self.analysis
-        found = self.results.lines_of({hash(tid) for _, tid, _ in self.replacements})
+        found = self.results.lines_of({self.id_keys(tid) for _, tid, _ in self.replacements})
         # Each result's markers, by its line and id: its own, then its last replacement's.
         current: dict[tuple[int, str], list[SpillSite]] = {}
         for s in a.sites:
@@ -368,7 +373,8 @@ class ClaudePass:
         line_end: dict[int, int] = {}
         for line, tid, text in self.replacements:
             if tid not in results:
-                results[tid] = self._last(found.get(hash(tid), ()), None, self._answers, tid)
+                key = self.id_keys(tid)
+                results[tid] = self._last(found.get(key, ()), None, self._answers, tid)
             result = results[tid]
             if result is None:
                 at = line
@@ -409,7 +415,7 @@ class ClaudePass:
 
     def _tool(self, named: dict[int, list[int]], tid: str, before: int | None) -> str | None:
         """The tool a tool_use id names as of line `before` (None: the end of the file)."""
-        at = self._last(named.get(hash(tid), ()), before, self._defines, tid)
+        at = self._last(named.get(self.id_keys(tid), ()), before, self._defines, tid)
         return self._names(at, tid) if at is not None else None
 
     def _defines(self, line: int, tid: str) -> bool:

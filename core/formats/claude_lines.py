@@ -35,6 +35,7 @@ from transcript_view.core.formats.claude_markers import (
 )
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript
 
@@ -331,7 +332,7 @@ class ClaudeBatch:
     notes_later: list[int] = field(default_factory=list)
     """Lines whose notes hold one the fold finishes (a tuple), in order."""
     uuid_keys: array[int] = field(default_factory=lambda: array("q"))
-    """`hash` of each conversation `uuid` of the batch (the strings are not sent: a
+    """The pass's key of each conversation `uuid` of the batch (the strings are not sent: a
     fold only looks one up for a branch or a compaction, and checks the line it finds)."""
     uuid_lines: array[int] = field(default_factory=lambda: array("q"))
     """The last line of the batch with each of `uuid_keys`."""
@@ -341,10 +342,10 @@ class ClaudeBatch:
     """(message id, request id, first line) of the last assistant line's response
     (`HEAD_FIRST`: the first assistant line's); LATER when the batch has no assistant line."""
     tool_keys: array[int] = field(default_factory=lambda: array("q"))
-    """`hash` of the id of each tool_use block that names its tool (see `LineIndex`)."""
+    """The pass's key of the id of each tool_use block that names its tool (see `LineIndex`)."""
     tool_lines: array[int] = field(default_factory=lambda: array("q"))
     result_keys: array[int] = field(default_factory=lambda: array("q"))
-    """`hash` of the tool_use id of each tool result that has a text."""
+    """The pass's key of the tool_use id of each tool result that has a text."""
     result_lines: array[int] = field(default_factory=lambda: array("q"))
     ids: set[str] = field(default_factory=set)
     named: set[str] = field(default_factory=set)
@@ -352,7 +353,9 @@ class ClaudeBatch:
     links: dict[int, Path] = field(default_factory=dict)
 
 
-def map_claude(transcript: Transcript, first: int, last: int, last_content: int) -> ClaudeBatch:
+def map_claude(
+    transcript: Transcript, first: int, last: int, last_content: int, keys: IdKeys
+) -> ClaudeBatch:
     """Read lines `first` to `last` of a Claude Code transcript into a batch.
 
     Pure: it reads the lines (and, for a Task's subagent, whether its file is
@@ -423,7 +426,7 @@ def map_claude(transcript: Transcript, first: int, last: int, last_content: int)
                 message = obj.message
                 content = message.content if type(message) is Message else None
                 if type(content) is list:
-                    notes = _user(b, tools, transcript.path, line, obj, content, notes)
+                    notes = _user(b, tools, transcript.path, line, obj, content, notes, keys)
             elif kind == "assistant":
                 message = obj.message
                 msg_id = message.id if type(message) is Message else None
@@ -448,7 +451,7 @@ def map_claude(transcript: Transcript, first: int, last: int, last_content: int)
                                 ids.add(tid)
                                 if type(name) is str:
                                     tools[tid] = name
-                                    tool_key(hash(tid))
+                                    tool_key(keys(tid))
                                     tool_line(line)
             elif obj.subtype == "compact_boundary":
                 meta = obj.compactMetadata
@@ -468,7 +471,7 @@ def map_claude(transcript: Transcript, first: int, last: int, last_content: int)
     b.envelopes = envelopes
     b.types = dict(Counter(kinds))
     b.last_uuid = previous if type(previous) is str else None
-    b.uuid_keys = array("q", map(hash, uuids))
+    b.uuid_keys = array("q", map(keys, uuids))
     b.uuid_lines = array("q", uuids.values())
     b.response = response
     return b
@@ -482,6 +485,7 @@ def _user(
     obj: Line,
     content: list[Any],
     notes: list[Note] | None,
+    keys: IdKeys,
 ) -> list[Note] | None:
     """A user line whose content is a list: its tool results, their markers, its subagent.
 
@@ -524,7 +528,7 @@ def _user(
         else:
             continue
         if tid:
-            b.result_keys.append(hash(tid))
+            b.result_keys.append(keys(tid))
             b.result_lines.append(line)
         for part, text in texts:
             found = find_spills(text)

@@ -41,6 +41,7 @@ from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.text import MAX_COUNT_DIGITS, count_of
 from transcript_view.core.transcript import LineProblem, Transcript
 
@@ -200,11 +201,13 @@ class CodexBatch:
     late_sites: list[tuple[int, str]] = field(default_factory=list)
     """Sites whose call was made before the batch: (index in `sites`, call_id)."""
     call_keys: array[int] = field(default_factory=lambda: array("q"))
-    """`hash` of each call item's call_id (see `batches.LineIndex`)."""
+    """The pass's key of each call item's call_id (see `batches.LineIndex`)."""
     call_lines: array[int] = field(default_factory=lambda: array("q"))
 
 
-def map_codex(transcript: Transcript, first: int, last: int, last_content: int) -> CodexBatch:
+def map_codex(
+    transcript: Transcript, first: int, last: int, last_content: int, keys: IdKeys
+) -> CodexBatch:
     """Read lines `first` to `last` of a rollout into a batch (pure: it reads the lines only)."""
     b = CodexBatch(first, last)
     problems = b.problems
@@ -249,7 +252,7 @@ def map_codex(transcript: Transcript, first: int, last: int, last_content: int) 
             if what in CALL_TYPES:
                 if call_id is not None:
                     calls[call_id] = _tool_of(item, what)
-                    call_key(hash(call_id))
+                    call_key(keys(call_id))
                     call_line(line)
             elif what in OUTPUT_TYPES:
                 output = item.output
@@ -326,6 +329,8 @@ class CodexPass:
     analysis: SessionAnalysis
     calls: LineIndex = field(default_factory=LineIndex)
     """Call items' lines, by call_id."""
+    id_keys: IdKeys = field(default_factory=IdKeys.new)
+    """The keys of `calls` (the pass's own, given to every process that maps its lines)."""
     late_sites: list[tuple[int, str]] = field(default_factory=list)
     """Sites whose call was made before their batch: (index in the analysis's sites, call_id)."""
 
@@ -344,6 +349,7 @@ class CodexPass:
         fold_mapped(
             self.transcript,
             map_codex,
+            self.id_keys,
             self.absorb,
             self.analysis,
             progress,
@@ -368,11 +374,11 @@ class CodexPass:
         """Name the calls of the outputs that waited; turn problems into findings; note cuts."""
         a = self.analysis
         a.lines = lines
-        found = self.calls.lines_of({hash(call_id) for _, call_id in self.late_sites})
+        found = self.calls.lines_of({self.id_keys(call_id) for _, call_id in self.late_sites})
         for i, call_id in self.late_sites:
             site = a.sites[i]
             tool = None
-            for line in reversed(found.get(hash(call_id), ())):
+            for line in reversed(found.get(self.id_keys(call_id), ())):
                 if line < site.line:
                     tool = self._call_at(line, call_id)
                     if tool is not None:

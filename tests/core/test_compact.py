@@ -9,9 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from transcript_view.core.analysis import analyse
-from transcript_view.core.compact import IdOverlay, IdTable, LineColumns, key_of
+from transcript_view.core.compact import IdOverlay, IdTable, LineColumns
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.session import Session
 from transcript_view.core.transcript import Transcript
+
+key_of = IdKeys.new()
 
 
 @settings(max_examples=100, deadline=None)
@@ -21,7 +24,7 @@ from transcript_view.core.transcript import Transcript
 def test_id_table_behaves_like_a_dict(pairs: list[tuple[int, int]]) -> None:
     table, plain = IdTable(expected=4), {}
     for key, value in pairs:
-        key = key or 1  # zero marks an empty slot; key_of never returns it
+        key = key or 1  # zero marks an empty slot; IdKeys never makes it
         assert table.setdefault(key, value) == plain.get(key, -1)
         plain.setdefault(key, value)
     assert len(table) == len(plain)

@@ -377,7 +377,7 @@ class _PoolInThread(concurrent.futures.ThreadPoolExecutor):
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         super().shutdown(wait, cancel_futures=cancel_futures)
-        analysis_module._shared = None  # a worker's transcript: not this process's to keep
+        parallel._shared = None  # a worker's transcript: not this process's to keep
 
 
 @settings(

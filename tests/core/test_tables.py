@@ -14,6 +14,7 @@ from pathlib import Path
 
 from transcript_view.core.analysis import analyse
 from transcript_view.core.envelopes import ToolSettled
+from transcript_view.core.keys import IdKeys
 from transcript_view.core.records import OpState
 from transcript_view.core.session import Session
 from transcript_view.core.tables import Operations, Replay, id_at
@@ -70,7 +71,7 @@ def test_tables_built_by_hand_equal_the_pass(tmp_path: Path) -> None:
         assert ops.at("message", 9) == a.operations.at("message", 9)
         assert ops[r1].is_error and not ops[r0].is_error
 
-        replay = Replay(t)
+        replay = Replay(t, IdKeys.new())
         for line, role in ((2, "system"), (3, "user"), (4, "assistant"), (6, "tool"), (9, "tool")):
             replay.append(line, id_at(t, line), role, sticky=line == 2, summary=False)
         replay.compact(replay.find(id_at(t, 3)), 12, id_at(t, 12))
@@ -92,7 +93,7 @@ def test_an_entry_found_by_line_follows_every_change_of_the_replay(tmp_path: Pat
     path = tmp_path / "t.jsonl"
     write(path)
     with Transcript.open(path) as t:
-        replay = Replay(t)
+        replay = Replay(t, IdKeys.new())
         replay.append(2, "a", "system", sticky=True, summary=False)
         replay.append(4, "b", "user", sticky=False, summary=False)
         assert replay.index_of_line(4) == 1 and replay.index_of_line(3) is None

@@ -10,10 +10,8 @@ with batches cut everywhere; and hold an analysis to pickling.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
-import math
 import pickle
 import tempfile
 from collections.abc import Callable
@@ -23,6 +21,7 @@ from typing import Any, Union, get_args, get_origin
 
 import msgspec
 import pytest
+from _analysis_dump import dump_session as dump
 from _plain_passes import plain_claude, plain_codex, plain_exempt
 from _random_transcripts import mutate
 from _sessions import (
@@ -49,40 +48,6 @@ from transcript_view.core.formats.readers import READERS
 from transcript_view.core.transcript import Transcript, parse_json_line_plain
 
 # -- comparing analyses ---------------------------------------------------------------------------
-
-
-def _plain(o: object) -> object:
-    if dataclasses.is_dataclass(o) and not isinstance(o, type):
-        return {f.name: _plain(getattr(o, f.name)) for f in dataclasses.fields(o)}
-    if isinstance(o, msgspec.Struct):
-        return {f: _plain(getattr(o, f)) for f in o.__struct_fields__} | {"": type(o).__name__}
-    if isinstance(o, dict):
-        return [(repr(k), _plain(v)) for k, v in o.items()]
-    if isinstance(o, (list, tuple)):
-        return [type(o).__name__, *(_plain(v) for v in o)]
-    if isinstance(o, float):
-        return ("float", repr(o), math.copysign(1, o))
-    if isinstance(o, Path | Transcript):
-        return str(o)
-    return (type(o).__name__, o)
-
-
-def dump(a: SessionAnalysis) -> dict[str, object]:
-    """Everything an analysis says, as plain data, in its order (dicts as item lists)."""
-    return {
-        "format": a.format,
-        "artifact_dir": str(a.artifact_dir),
-        "lines": a.lines,
-        "envelopes": a.envelopes,
-        "types": list(a.type_counts.items()),
-        "problems": _plain(a.problems),
-        "sites": _plain(a.sites),
-        "findings": _plain(a.findings),
-        "named": sorted(a.named),
-        "tags": _plain(a.tags),
-        "links": _plain(a.links),
-        "owns_orphans": a.owns_orphans,
-    }
 
 
 def _names(path: Path) -> list[str]:
