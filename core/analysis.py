@@ -32,6 +32,9 @@ from transcript_view.core.artifacts import head_tail_sizes, to_bytes
 from transcript_view.core.canonical import canonical_string, data_digest
 from transcript_view.core.compact import IdOverlay, IdTable
 from transcript_view.core.consistency import end_of_pass_findings
+from transcript_view.core.decoding import SHORT_LINE, as_shape
+from transcript_view.core.envelope_shape import EMPTY_PAYLOAD, Line, Payload, ToolCall
+from transcript_view.core.envelope_shape import decode as decode_shape
 from transcript_view.core.envelopes import (
     ENVELOPE_VERSION,
     Envelope,
@@ -53,22 +56,19 @@ from transcript_view.core.tables import (
     read_envelope,
 )
 from transcript_view.core.transcript import (
-    _DEEP,
-    _DEEP_BYTES,
     LineProblem,
     Parsed,
     Transcript,
-    _decode,
-    _deeper_than,
     as_last,
-    parse_line_bytes_plain,
+    parse_line_bytes,
 )
 
 # -- the result ------------------------------------------------------------------------------------
 
-Measure = Callable[[str, Mapping[str, Any], bytes], int]
+Measure = Callable[[str, Payload, bytes], int]
 """A caller's own number for each envelope line, taken where the pass decodes it:
-`(type, payload, the line's bytes) -> int` (a viewer counts the line's rows).
+`(type, payload, the line's bytes) -> int` (a viewer counts the line's rows; the
+payload is the line's decoded shape, `core.envelope_shape.Payload`).
 It runs in whichever process maps the line (forked: it need not pickle), and
 must not keep what it is given. Lines that are no envelope get -1."""
 
@@ -206,8 +206,6 @@ EV_COMPACTION = 3
 #: `(EV_ELISION, line, items)`
 EV_ELISION = 4
 
-_EMPTY: Mapping[str, Any] = {}
-
 # What a worker's fold leaves to the real one (`LocalOps.deferred`): a dispatch it
 # could not match `(_DISPATCH, line, call_id, row)`, a tool message it could not
 # `(_ANSWER, line, call_id, is_error, digest, sites)`, and a settle of an
@@ -257,9 +255,8 @@ class LineBatch:
         return self
 
 
-def _elision_items(p: Mapping[str, Any]) -> list[tuple[str, str]]:
-    # `Elision.items`.
-    items = p.get("items")
+def _elision_items(items: object) -> list[tuple[str, str]]:
+    # `Elision.items`, of the payload's `items`.
     if not isinstance(items, list):
         return []
     out = []
@@ -322,7 +319,7 @@ def map_lines(
     return batch.seal()
 
 
-def _unmeasured(kind: str, payload: Mapping[str, Any], raw: bytes) -> int:
+def _unmeasured(kind: str, payload: Payload, raw: bytes) -> int:
     return -1
 
 
@@ -336,13 +333,16 @@ def _map_into(
     """Add lines to a batch, in runs: `(first line, its offset, [bytes or parsed line, …])`.
 
     The one place a line is turned into what the fold needs, for the batches of
-    a pass and for the lines `AnalysisPass.feed` is given alike. It is one
-    loop, with the parse (`parse_line_bytes`'s: msgspec, or the standard parser
-    wherever msgspec does not vouch for the line) and every field access
-    written out, because it runs once a line: a method call or an accessor a
-    field costs more than the JSON parse of a typical line. Each field is
-    read as the `core.envelopes` accessor of the same name reads it
-    (`Message.role`, `.content`, `.is_sticky`, `.tool_calls`, …).
+    a pass and for the lines `AnalysisPass.feed` is given alike. A line is
+    decoded once, into its shape (`core.envelope_shape.Line`: the fields this loop
+    and a `Measure` read), as `core.decoding.decode_line` decodes every
+    format's: a short ASCII line by msgspec into the shape, any other (or one
+    that is no envelope) by `parse_line_bytes` (msgspec's whole parse where it
+    vouches for the line, the standard parser's otherwise) and converted. It
+    is one loop, with every field access written out, because it runs once a
+    line: a method call or an accessor a field costs more than the decode of a
+    typical line. Each field is read as the `core.envelopes` accessor of the
+    same name reads it (`Message.role`, `.content`, `.is_sticky`, `.tool_calls`, …).
 
     With `fold` (the pass that absorbs the batch, or a batch's own: `_fold_run`),
     each operation's event goes straight to it instead of into the batch. With
@@ -357,14 +357,14 @@ def _map_into(
     if fold is not None:
         fold_message, fold_dispatched = fold._message, fold._dispatched
         fold_settled = fold._settled
-    decode, key_of = _decode, keys.__call__
+    decode, key_of, short = decode_shape, keys.__call__, SHORT_LINE
     envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
     first_envelope, meta_line = batch.first_envelope, batch.meta_line
     measures = None
     count = _unmeasured if measure is None else measure
     if measure is not None:
         measures = batch.measures = array("i", [-1]) * (batch.last - batch.first + 1)
-    data: Any
+    obj: Line | None
     kind: str
     for first, start, items in chunks:
         line, after = first - 1, start
@@ -373,64 +373,62 @@ def _map_into(
             offset = after
             if type(raw) is bytes:
                 after = offset + len(raw) + 1
-                try:
-                    data = decode(raw)
-                except Exception:  # anything msgspec refuses: the standard parser says why
-                    data = None
-                if type(data) is dict and (len(raw) < _DEEP_BYTES or not _deeper_than(data, _DEEP)):
-                    found = data.get("type")
-                    v = data.get("v")
-                    if type(found) is str and type(v) is int and v == ENVELOPE_VERSION:
-                        kind = found
-                    else:
-                        data = None
-                else:
-                    data = None
-                if data is None:
-                    parsed = parse_line_bytes_plain(raw, line, offset)
+                obj = None
+                if len(raw) < short and raw.isascii():  # `decoding.decode_line`, inlined
+                    try:
+                        obj = decode(raw)
+                    except Exception:  # anything msgspec refuses: the standard parser says why
+                        obj = None
+                    if obj is not None:
+                        v = obj.v
+                        if type(obj.type) is not str or type(v) is not int or v != ENVELOPE_VERSION:
+                            obj = None  # no envelope: `parse_line_bytes` says why
+                if obj is None:
+                    parsed = parse_line_bytes(raw, line, offset)
                     if parsed is None:
                         continue
                     last_content = line
                     if isinstance(parsed, LineProblem):
                         add_problem(parsed)
                         continue
-                    data, kind = parsed.data, parsed.type
+                    obj = as_shape(parsed.data, Line)
             elif isinstance(raw, LineProblem):
                 last_content = line
                 add_problem(raw)
                 continue
             else:
-                data, kind = cast(Envelope, raw).data, cast(Envelope, raw).type
+                obj = as_shape(cast(Envelope, raw).data, Line)
+            kind = obj.type
             last_content = line
             envelopes += 1
             types[kind] = types.get(kind, 0) + 1
             if first_envelope is None:
                 first_envelope = (line, kind)
-            env_id = data.get("id")
-            if type(env_id) is str or isinstance(env_id, str):
+            env_id = obj.id
+            if type(env_id) is str:
                 key = key_of(env_id)
                 add_key(key)
                 add_key_line(line)
             else:
                 env_id = None
-            p = data.get("payload")
-            if type(p) is not dict and not isinstance(p, Mapping):
-                p = _EMPTY
+            p = obj.payload
+            if type(p) is not Payload:
+                p = EMPTY_PAYLOAD
             if measures is not None:
                 measures[line - batch.first] = count(kind, p, cast(bytes, raw))
             if kind == "message":
-                role = p.get("role")
-                if type(role) is not str and not isinstance(role, str):
+                role = p.role
+                if type(role) is not str:
                     role = "user"
                 code = ROLE_CODES.get(role, 7)
                 if code == 7:
                     roles[line] = role
                 add_line(line)
                 add_replay_key(key if env_id else key_of(f"line-{line}"))
-                if p.get("sticky") or p.get("sysprompt") or p.get("depth") is not None:
+                if p.sticky or p.sysprompt or p.depth is not None:
                     code |= STICKY
                 add_flags(code)
-                content = p.get("content")
+                content = p.content
                 if type(content) is not str:
                     content = field_text(content)
                 call_ids: tuple[str, ...] = ()
@@ -438,19 +436,15 @@ def _map_into(
                 is_error = False
                 if role == "assistant":
                     last_turn = line
-                    calls = p.get("tool-calls")
-                    if isinstance(calls, list) and calls:
-                        call_ids = tuple(
-                            field_text(c.get("id"))
-                            for c in calls
-                            if type(c) is dict or isinstance(c, Mapping)
-                        )
+                    calls = p.tool_calls
+                    if type(calls) is list and calls:
+                        call_ids = tuple(field_text(c.id) for c in calls if type(c) is ToolCall)
                 elif role == "tool":
-                    call_id = p.get("tool-call-id")
-                    if type(call_id) is not str and not isinstance(call_id, str):
+                    call_id = p.tool_call_id
+                    if type(call_id) is not str:
                         call_id = None
                     if call_id is not None:
-                        is_error = bool(p.get("is-error"))
+                        is_error = bool(p.is_error)
                         digest = string_digest(content)
                 sites = ambiguous = None
                 if "[... elided " in content:
@@ -474,12 +468,12 @@ def _map_into(
                             )
                         )
             elif kind == "tool-dispatched":
-                want = p.get("arguments-digest")
-                arguments = p.get("arguments")
+                want = p.arguments_digest
+                arguments = p.arguments
                 mismatch = None
-                if want is not None and arguments is not None and isinstance(want, str):
+                if want is not None and arguments is not None and type(want) is str:
                     mismatch = _arguments_mismatch(want, arguments)
-                call = p.get("call-id")
+                call = p.call_id
                 if type(call) is not str:
                     call = field_text(call)
                 op_key = key if env_id is not None else 0
@@ -488,14 +482,14 @@ def _map_into(
                 else:
                     add_event((EV_DISPATCH, line, call, env_id, op_key, mismatch))
             elif kind == "tool-settled":
-                op_id = p.get("op-id")
-                if type(op_id) is not str and not isinstance(op_id, str):
+                op_id = p.op_id
+                if type(op_id) is not str:
                     op_id = None
-                artifact = p.get("artifact")
-                if artifact is not None and type(artifact) is not dict:
-                    artifact = artifact if isinstance(artifact, Mapping) else None
-                digest = p.get("result-digest")
-                if digest is not None and type(digest) is not str and not isinstance(digest, str):
+                artifact = p.artifact
+                if type(artifact) is not dict:
+                    artifact = None
+                digest = p.result_digest
+                if type(digest) is not str:
                     digest = None
                 op_key = key_of(op_id) if op_id is not None else 0
                 if fold is not None:
@@ -506,10 +500,10 @@ def _map_into(
                 if meta_line is None:
                     meta_line = line
             elif kind == "compaction":
-                through = field_str(p.get("replaces-through-id"))
+                through = field_str(p.replaces_through_id)
                 add_event((EV_COMPACTION, line, through, env_id))
             elif kind == "elision":
-                add_event((EV_ELISION, line, _elision_items(p)))
+                add_event((EV_ELISION, line, _elision_items(p.items)))
     batch.envelopes, batch.last_content, batch.last_turn = envelopes, last_content, last_turn
     batch.first_envelope, batch.meta_line = first_envelope, meta_line
 

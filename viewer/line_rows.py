@@ -25,9 +25,9 @@ a text takes; what is repeated here is only which texts a line shows, as
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from transcript_view.core.analysis import Measure
+from transcript_view.core.envelope_shape import Payload, ToolCall
 from transcript_view.core.envelopes import field_text
 from transcript_view.core.text import compact_json
 from transcript_view.viewer.blocks import (
@@ -36,7 +36,6 @@ from transcript_view.viewer.blocks import (
     CALL_ROWS,
     DISPATCH_ROWS,
     ERROR_ROWS,
-    META_ROWS,
     REASON_ROWS,
     artifact_words,
 )
@@ -67,7 +66,7 @@ class PlainRows:
         self._calls = max(width - GUTTER - 6, 1)
         self._args = max(width - GUTTER - 4, 1)
 
-    def __call__(self, kind: str, p: Mapping[str, Any], raw: bytes) -> int:
+    def __call__(self, kind: str, p: Payload, raw: bytes) -> int:
         """Rows of one envelope line of type `kind` and payload `p`, or `UNKNOWN`.
 
         Each text's rows are `wrap_count`'s, then `shown_rows`' (collapsed past
@@ -76,45 +75,39 @@ class PlainRows:
         if len(raw) >= BIG_LINE_BYTES - 1:
             return UNKNOWN  # shown in part (`RowBuilder.big_line`), by the builder
         if kind == "message":
-            content = p.get("content")
+            content = p.content
             if type(content) is not str:
                 content = field_text(content)
             if "[... elided " in content:
                 return UNKNOWN  # a marker: its rows depend on its badge
             rows = 1 + shown_rows(wrap_count(content, self._body, COLLAPSE_ROWS + 1), COLLAPSE_ROWS)
-            calls = p.get("tool-calls")
-            if isinstance(calls, list):
+            calls = p.tool_calls
+            if type(calls) is list:
                 for call in calls:
-                    if type(call) is not dict and not isinstance(call, Mapping):
+                    if type(call) is not ToolCall:
                         continue
-                    fn = call.get("function")
+                    fn = call.function
                     args = fn.get("arguments") if isinstance(fn, Mapping) else None
                     text = field_text(args)
                     rows += 1 + shown_rows(wrap_count(text, self._calls, CALL_ROWS + 1), CALL_ROWS)
             return rows
         if kind == "tool-dispatched":
-            value = p.get("arguments")
+            value = p.arguments
             text = value if isinstance(value, str) else compact_json(value)
             return 1 + self._rows(text, self._args, DISPATCH_ROWS)
         if kind == "tool-settled":
             rows = 1
-            error = p.get("error")
+            error = p.error
             if error and isinstance(error, str):
                 rows += self._rows("error: " + error, self._args, ERROR_ROWS)
-            reason = p.get("reason")
+            reason = p.reason
             if reason and isinstance(reason, str):
                 rows += self._rows("reason: " + reason, self._args, REASON_ROWS)
-            art = p.get("artifact")
+            art = p.artifact
             if isinstance(art, Mapping):
                 rows += self._rows(artifact_words(art), self._args, ARTIFACT_ROWS)
             return rows
-        if kind == "session-meta":
-            rows = 1
-            for key, value in p.items():
-                shown = value if isinstance(value, str) else compact_json(value)
-                rows += self._rows(f"{key}: {shown}", self._body, META_ROWS)
-            return rows
-        return UNKNOWN
+        return UNKNOWN  # a session-meta line (one a file) shows every field: the builder
 
     @staticmethod
     def _rows(text: str, width: int, limit: int) -> int:

@@ -6,12 +6,8 @@ lines say by themselves (their markers, their problems, what they name) in a
 batch of plain data, and its fold takes the batches in file order and joins
 what needs earlier lines. Mapping needs nothing but the lines, so a big file's
 runs are mapped in worker processes at once (`core.parallel.ordered`; how many,
-`core.parallel` decides).
-
-Also here, what both maps do first with a line: decode it into a msgspec
-`Struct` that declares only the fields the pass reads, which is about twice as
-fast as a whole dict, and fall back to `parse_json_line` (the definition of a
-line) wherever the shape's decode does not vouch for the line.
+`core.parallel` decides). Each map decodes a line once, into its format's shape
+(`core.decoding`).
 """
 
 from __future__ import annotations
@@ -19,20 +15,16 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterator
 from enum import Enum
-from functools import cache, partial
-from types import UnionType
-from typing import Any, Protocol, TypeVar, Union, get_args, get_origin
-
-import msgspec
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 from transcript_view.core import parallel
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.found import Found, FoundSoFar
 from transcript_view.core.keys import IdKeys
-from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
+from transcript_view.core.transcript import Transcript
 
 B = TypeVar("B")
-S = TypeVar("S", bound=msgspec.Struct)
 
 Mapper = Callable[[Transcript, int, int, int, IdKeys], Any]
 """A format's map: `(transcript, first line, last line, last content line, keys) -> batch`
@@ -47,11 +39,6 @@ the LF): the viewer counts the line's rows. It runs in whichever process maps th
 LinesMeasured = Callable[[int, "array[int]"], None]
 """Told each batch's measures, in file order: `(first line, one int a line)`."""
 
-#: A line shorter than this cannot hide what a shape's decode does not check
-#: (see `decode_line`); longer ones are parsed whole.
-SHORT_LINE = 1800
-
-
 class Later(Enum):
     """A value a map cannot know, left for the fold (which has every earlier line)."""
 
@@ -59,87 +46,6 @@ class Later(Enum):
 
 
 LATER = Later.LATER
-
-
-def decode_line(
-    decode: Callable[[bytes], S],
-    shape: type[S],
-    raw: bytes,
-    line: int,
-    offset: int,
-    *,
-    is_last: bool,
-) -> S | LineProblem | None:
-    """One line as `shape`, or its problem, or None for a blank line (`parse_json_line`'s).
-
-    msgspec decodes a `Struct` by skipping the fields it does not declare, and
-    a skipped value is checked less than a decoded one: its strings' UTF-8 is
-    not validated, its integers are not held to Python's 4,300-digit limit,
-    and its nesting is not seen. A short ASCII line can hide none of those (it
-    has no non-ASCII bytes, no room for 4,301 digits or for 900 levels of
-    nesting), so its decode is taken whenever it succeeds; every other line is
-    parsed whole by `parse_json_line` and converted, which gives the same
-    values (a shape accepts any JSON value in every field it declares, so the
-    conversion never refuses one). `tests/formats/test_session_passes.py`
-    holds the two to that.
-    """
-    if len(raw) < SHORT_LINE and raw.isascii():
-        try:
-            return decode(raw)
-        except Exception:  # DecodeError, ValidationError: the standard parser says why
-            pass
-    return parse_whole(shape, raw, line, offset, is_last=is_last)
-
-
-def parse_whole(
-    shape: type[S], raw: bytes, line: int, offset: int, *, is_last: bool
-) -> S | LineProblem | None:
-    """`decode_line` of a line its shape's decode does not vouch for: parsed whole, converted."""
-    parsed = parse_json_line(raw, line, offset, is_last=is_last)
-    if parsed is None or isinstance(parsed, LineProblem):
-        return parsed
-    try:
-        return msgspec.convert(parsed, shape)
-    except UnicodeEncodeError:
-        # A key with a lone surrogate (the standard parser takes `"\ud800"`), which
-        # msgspec cannot match against field names. No field is named so.
-        return msgspec.convert(_declared(parsed, shape), shape)
-
-
-def _declared(value: object, kind: object) -> object:
-    """`value` without the keys its shape does not declare, in every object made into a shape.
-
-    A shape ignores every other key, so leaving them out changes nothing it
-    holds; a value of no shape (`Any`) is left as it is.
-    """
-    if type(value) is dict:
-        shape = _shape_in(kind)
-        if shape is None:
-            return value
-        types = _field_types(shape)
-        return {k: _declared(v, types[k]) for k, v in value.items() if k in types}
-    if type(value) is list:
-        for member in _members(kind):
-            if get_origin(member) is list:
-                (item,) = get_args(member)
-                return [_declared(v, item) for v in value]
-    return value
-
-
-def _members(kind: object) -> tuple[object, ...]:
-    return get_args(kind) if get_origin(kind) in (Union, UnionType) else (kind,)
-
-
-def _shape_in(kind: object) -> type[msgspec.Struct] | None:
-    for member in _members(kind):
-        if isinstance(member, type) and issubclass(member, msgspec.Struct):
-            return member
-    return None
-
-
-@cache
-def _field_types(shape: type[msgspec.Struct]) -> dict[str, object]:
-    return {f.name: f.type for f in msgspec.structs.fields(shape)}
 
 
 def last_content_line(transcript: Transcript) -> int:

@@ -26,7 +26,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from transcript_view.core.formats.batches import LATER, SHORT_LINE, Later, decode_line, parse_whole
+from transcript_view.core.decoding import SHORT_LINE, decode_line, parse_whole
+from transcript_view.core.formats.batches import LATER, Later
 from transcript_view.core.formats.claude_markers import (
     PREVIEW_UNITS,
     FoundSpill,
@@ -381,7 +382,7 @@ def map_claude(
             offset = after
             after = offset + len(raw) + 1
             obj = None
-            if len(raw) < short and raw.isascii():  # `batches.decode_line`, inlined
+            if len(raw) < short and raw.isascii():  # `decoding.decode_line`, inlined
                 try:
                     obj = decode(raw)
                 except Exception:  # what msgspec refuses: the standard parser says why

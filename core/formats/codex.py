@@ -25,16 +25,14 @@ from typing import Any
 
 import msgspec
 
+from transcript_view.core.decoding import SHORT_LINE, decode_line, parse_whole
 from transcript_view.core.formats.batches import (
     LATER,
-    SHORT_LINE,
     Later,
     LineIndex,
     LineMeasure,
     LinesMeasured,
-    decode_line,
     fold_mapped,
-    parse_whole,
 )
 from transcript_view.core.formats.claude_code import problem_findings
 from transcript_view.core.formats.detect import Format
@@ -161,7 +159,7 @@ def output_parts(output: object) -> Iterator[tuple[int, int, str]]:
 # -- the map --------------------------------------------------------------------------------------
 #
 # A line is decoded into these shapes, which declare only what the pass reads, each
-# field taking any JSON value (see `batches.decode_line`).
+# field taking any JSON value (see `decoding.decode_line`).
 
 _Other = list[Any] | str | int | float | bool | None
 
@@ -224,7 +222,7 @@ def map_codex(
             offset = after
             after = offset + len(raw) + 1
             obj = None
-            if len(raw) < short and raw.isascii():  # `batches.decode_line`, inlined
+            if len(raw) < short and raw.isascii():  # `decoding.decode_line`, inlined
                 try:
                     obj = decode(raw)
                 except Exception:  # what msgspec refuses: the standard parser says why

@@ -38,9 +38,10 @@ import transcript_view.core.formats.claude_code as claude_code
 import transcript_view.core.formats.codex as codex_module
 import transcript_view.core.report as report_module
 import transcript_view.core.transcript as transcript_module
+from transcript_view.core import envelope_shape
 from transcript_view.core.check import run_check
+from transcript_view.core.decoding import decode_line
 from transcript_view.core.formats import Format, claude_lines, codex
-from transcript_view.core.formats.batches import decode_line
 from transcript_view.core.formats.claude_code import analyse_claude
 from transcript_view.core.formats.codex import analyse_codex
 from transcript_view.core.formats.model import SessionAnalysis
@@ -230,9 +231,11 @@ def test_a_line_of_any_shape_is_read_as_the_standard_parser_reads_it(
 
 #: Keys of the nested shapes (and one of none), so that every Struct is decoded into.
 _NESTED_KEYS = [
-    *{f for shape in (claude_lines.Block, claude_lines.Message, claude_lines.ToolUseResult,
-                      claude_lines.Replacement, claude_lines.CompactMetadata, claude_lines.Part,
-                      codex.Payload) for f in shape.__struct_fields__},
+    *{f.encode_name for shape in (claude_lines.Block, claude_lines.Message,
+                                  claude_lines.ToolUseResult, claude_lines.Replacement,
+                                  claude_lines.CompactMetadata, claude_lines.Part, codex.Payload,
+                                  envelope_shape.Payload, envelope_shape.ToolCall)
+      for f in msgspec.structs.fields(shape)},
     "x",
 ]  # fmt: skip
 
@@ -250,11 +253,7 @@ def _value(draw: st.DrawFn) -> Any:
             leaves,
             lambda inner: (
                 st.lists(inner, max_size=3)
-                | st.dictionaries(
-                    st.sampled_from(["type", "text", "id", "content", "x", "stdout", "output"]),
-                    inner,
-                    max_size=3,
-                )
+                | st.dictionaries(st.sampled_from(_NESTED_KEYS), inner, max_size=3)
             ),
             max_leaves=12,
         )
@@ -262,8 +261,8 @@ def _value(draw: st.DrawFn) -> Any:
 
 
 _FIELDS = {
-    claude_lines.Line: list(claude_lines.Line.__struct_fields__),
-    codex.Line: list(codex.Line.__struct_fields__),
+    shape: [f.encode_name for f in msgspec.structs.fields(shape)]
+    for shape in (claude_lines.Line, codex.Line, envelope_shape.Line)
 }
 
 
@@ -288,9 +287,10 @@ def _lines(draw: st.DrawFn) -> tuple[type[msgspec.Struct], bytes]:
 def test_a_lines_shape_is_its_dict_as_the_standard_parser_reads_it(
     case: tuple[type[msgspec.Struct], bytes], is_last: bool
 ) -> None:
-    """Every field of a line's shape holds what the standard parser's dict has under its
-    name (its default where the key is missing), however the line was decoded; a line the
-    standard parser refuses is its problem."""
+    """Every field of a line's shape (Claude Code's, Codex's, the reference format's) holds
+    what the standard parser's dict has under its name (its default where the key is
+    missing), however the line was decoded; a line the standard parser refuses is its
+    problem."""
     shape, raw = case
     decode = msgspec.json.Decoder(shape).decode
     got = decode_line(decode, shape, raw, 3, 30, is_last=is_last)
@@ -323,7 +323,12 @@ def _expected(value: object, kind: object) -> object:
     )
     if isinstance(value, dict) and shape is not None:
         fields = tuple(
-            (f.name, _expected(value[f.name], f.type) if f.name in value else _normal(f.default))
+            (
+                f.name,
+                _expected(value[f.encode_name], f.type)
+                if f.encode_name in value
+                else _normal(f.default),
+            )
             for f in msgspec.structs.fields(shape)
         )
         return ("struct", shape.__name__, fields)

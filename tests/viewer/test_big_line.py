@@ -4,7 +4,7 @@ The analysis worker is held at a gate for most of the test, so everything
 asserted before the gate opens happens *while the worker still runs*: the first
 screen paints, keys move the cursor, the label is there. Meanwhile every
 `parse_line_bytes` and `wrap` call, and every line the analysis pass decodes
-itself (`core.analysis._decode`), is recorded with the thread it ran on: no
+itself (`core.analysis.decode_shape`, `parse_line_bytes`), is recorded with the thread it ran on: no
 big line may be parsed or wrapped on the UI (main) thread.
 """
 
@@ -48,7 +48,7 @@ def thread_log(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool, int]]:
     """(what, on the main thread, length) for every line parse and every wrap."""
     log: list[tuple[str, bool, int]] = []
     real_parse = core_transcript.parse_line_bytes
-    real_decode = core_analysis._decode
+    real_decode = core_analysis.decode_shape
     real_wrap = viewer_blocks.wrap
 
     def parse(raw: bytes, *args: Any, **kwargs: Any) -> Any:
@@ -63,8 +63,11 @@ def thread_log(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool, int]]:
         log.append(("wrap", threading.current_thread() is threading.main_thread(), len(text)))
         return real_wrap(text, width)
 
+    # The viewer's and the analysis's ways to a line's fields: the whole parse, and
+    # the analysis's decode into its shape (short lines) or whole parse (long ones).
     monkeypatch.setattr(core_transcript, "parse_line_bytes", parse)
-    monkeypatch.setattr(core_analysis, "_decode", decode)
+    monkeypatch.setattr(core_analysis, "parse_line_bytes", parse)
+    monkeypatch.setattr(core_analysis, "decode_shape", decode)
     monkeypatch.setattr(viewer_blocks, "wrap", wrap)
     return log
 

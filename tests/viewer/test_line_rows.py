@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from transcript_view.core.analysis import analyse
+from transcript_view.core.envelope_shape import Payload
 from transcript_view.core.text import visible
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer import line_rows
@@ -160,14 +161,19 @@ def test_most_lines_of_a_plain_transcript_are_measured(tmp_path: Path) -> None:
 @pytest.mark.parametrize("make", [PlainRows, line_rows.measure])
 def test_a_big_line_is_left_to_the_builder(make: Any) -> None:
     measure = make(80)
-    payload = {"role": "user", "content": "x"}
+    payload = Payload(role="user", content="x")
     assert measure("message", payload, b"x" * 100) == 2
     assert measure("message", payload, b"x" * line_rows.BIG_LINE_BYTES) == UNKNOWN
 
 
+def test_a_session_meta_line_is_left_to_the_builder() -> None:
+    """It shows every field of its payload, and the shape decodes only the pass's."""
+    assert PlainRows(80)("session-meta", Payload(), b'{"payload": {"app": "x"}}') == UNKNOWN
+
+
 @pytest.mark.parametrize("make", [PlainRows, line_rows.measure])
 def test_a_marker_is_left_to_the_builder(make: Any) -> None:
-    assert make(80)("message", {"content": "a\n[... elided 3 chars ...]\nb"}, b"") == UNKNOWN
+    assert make(80)("message", Payload(content="a\n[... elided 3 chars ...]\nb"), b"") == UNKNOWN
 
 
 @settings(max_examples=400, deadline=None)
@@ -205,7 +211,6 @@ def _boundary_lines(width: int) -> list[tuple[str, Any]]:
             ("tool-settled", {"error": text}),
             ("tool-settled", {"reason": text}),
             ("tool-settled", {"artifact": {"file": text, "bytes": 5, "digest": text}}),
-            ("session-meta", {"k": text, "n": [text]}),
         ]
     return lines
 
