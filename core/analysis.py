@@ -24,11 +24,11 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice, pairwise
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
-from transcript_view.core import graphemes, parallel
+from transcript_view.core import graphemes, native, parallel
 from transcript_view.core.artifacts import head_tail_sizes, to_bytes
 from transcript_view.core.canonical import canonical_string, data_digest
 from transcript_view.core.compact import IdOverlay, IdTable, key_of
@@ -64,10 +64,10 @@ from transcript_view.core.transcript import (
     parse_line_bytes_plain,
 )
 
-try:
+if TYPE_CHECKING:
     from transcript_view.core import _map  # the optional native map (core/_map.c)
-except ImportError:  # no C compiler where this was installed: the same batches, in Python
-    _map = None  # type: ignore[assignment]
+else:  # None where it was not built, or under TRANSCRIPT_VIEW_PURE (core/native.py)
+    _map = native.load("transcript_view.core._map")
 
 # -- the result ------------------------------------------------------------------------------------
 

@@ -12,9 +12,11 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from textual.cache import LRUCache
 
+from transcript_view.core import native
 from transcript_view.viewer.blocks import BlockSource
 from transcript_view.viewer.rows import Block, Row
 
@@ -26,10 +28,10 @@ from transcript_view.viewer.rows import Block, Row
 #: prefix sums (`starts`), which add every block's, stay 8 bytes.
 COUNT_TYPECODE = "i"
 
-try:
+if TYPE_CHECKING:
     from transcript_view.viewer import _layout  # the optional native sums (viewer/_layout.c)
-except ImportError:  # pragma: no cover - built wherever there is a C compiler
-    _layout = None  # type: ignore[assignment]
+else:  # None where it was not built, or under TRANSCRIPT_VIEW_PURE (core/native.py)
+    _layout = native.load("transcript_view.viewer._layout")
 
 
 def count_array(counts: Sequence[int]) -> array[int]:

@@ -27,8 +27,9 @@ it takes every width and limit from `PlainRows.spec`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from transcript_view.core import native
 from transcript_view.core.analysis import Measure
 from transcript_view.core.envelopes import field_text
 from transcript_view.core.text import compact_json
@@ -44,10 +45,10 @@ from transcript_view.viewer.blocks import (
 )
 from transcript_view.viewer.rows import COLLAPSE_ROWS, GUTTER, shown_rows, wrap_count
 
-try:
+if TYPE_CHECKING:
     from transcript_view.viewer import _rows  # the optional native count (viewer/_rows.c)
-except ImportError:  # pragma: no cover - built wherever there is a C compiler
-    _rows = None  # type: ignore[assignment]
+else:  # None where it was not built, or under TRANSCRIPT_VIEW_PURE (core/native.py)
+    _rows = native.load("transcript_view.viewer._rows")
 
 #: What `PlainRows` says of a line it does not count: the view builds it.
 UNKNOWN = -1

@@ -33,8 +33,9 @@ decides nothing about how a line is drawn; in Python a Claude Code line took
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from transcript_view.core import native
 from transcript_view.core.formats.batches import LineMeasure
 from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.claude_markers import find_spills
@@ -69,10 +70,10 @@ from transcript_view.viewer.session_blocks import (
     tool_use_summary,
 )
 
-try:
+if TYPE_CHECKING:
     from transcript_view.viewer import _rows  # the optional native count (viewer/_rows.c)
-except ImportError:  # pragma: no cover - built wherever there is a C compiler
-    _rows = None  # type: ignore[assignment]
+else:  # None where it was not built, or under TRANSCRIPT_VIEW_PURE (core/native.py)
+    _rows = native.load("transcript_view.viewer._rows")
 
 #: The pieces the native count draws texts as, in the order it takes them
 #: (`viewer/_rows.c`, `P_BODY`…): each an (indent, limit) of `RowBuilder.text`.
