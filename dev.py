@@ -20,6 +20,7 @@ the directory `dev.py` was run from, not the repository.
 Usage:
     python3 dev.py demo          open the viewer on the bundled example
     python3 dev.py test          ruff, mypy --strict on every package, then the whole pytest suite
+    python3 dev.py test-pure     the whole pytest suite with TRANSCRIPT_VIEW_PURE=1 (no C loaded)
     python3 dev.py view PATH     open the viewer on PATH
     python3 dev.py check PATH... run `transcript-view --check PATH...`
     python3 dev.py screenshots   regenerate screenshots/ from the bundled examples
@@ -201,6 +202,18 @@ def task_test(extra: list[str]) -> int:
     return 0
 
 
+def task_test_pure(extra: list[str]) -> int:
+    """The pure lane: the whole pytest suite with `TRANSCRIPT_VIEW_PURE=1`.
+
+    The package then loads none of its native modules (core/native.py), so every
+    answer comes from the Python paths, as on a machine without a C compiler.
+    ruff and mypy read the same source in both lanes, so only `test` runs them.
+    """
+    print(" ".join(["dev.py: TRANSCRIPT_VIEW_PURE=1 pytest", *extra]), file=sys.stderr, flush=True)
+    env = {**os.environ, "TRANSCRIPT_VIEW_PURE": "1"}
+    return subprocess.call([str(PY), "-m", "pytest", *extra], cwd=ROOT, env=env)
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in {"-h", "--help", "help"}:
         print(__doc__)
@@ -224,6 +237,8 @@ def main(argv: list[str]) -> int:
     if task == "bench":
         ensure_bench_tools()
         return run(str(ROOT / "benchmarks" / "run.py"), *rest)
+    if task == "test-pure":
+        return task_test_pure(rest)
     print(f"dev.py: unknown task {task!r}; see `python3 dev.py --help`", file=sys.stderr)
     return 2
 
