@@ -1,10 +1,11 @@
 """pytest plugin of the sanitizer lane (`python3 dev.py sanitize`, `-p sanitize_check`).
 
 Before any test runs, it checks that the run is what the lane claims: the
-AddressSanitizer runtime is in the process, and the package's native modules
-are the instrumented builds in `TRANSCRIPT_VIEW_SANITIZE_BUILD` (the ones
-`graphemes` and `transcript` actually call, not merely importable ones). The
-header of the run names the files. A failed check stops the run.
+package's native modules are the instrumented builds in
+`TRANSCRIPT_VIEW_SANITIZE_BUILD` (the ones `graphemes` and `transcript`
+actually call, not merely importable ones), and the ASan and UBSan runtimes
+are in the process. The header of the run names the files. A failed check
+stops the run.
 """
 
 from __future__ import annotations
@@ -18,9 +19,6 @@ import pytest
 def _instrumented() -> list[str]:
     """One line per native module: where it was loaded from. Raises if any is wrong."""
     build = Path(os.environ["TRANSCRIPT_VIEW_SANITIZE_BUILD"]).resolve()
-    maps = Path("/proc/self/maps").read_text()
-    if "libasan" not in maps:
-        raise pytest.UsageError("sanitizer lane: the ASan runtime is not loaded (LD_PRELOAD?)")
     from transcript_view.core import graphemes, native, transcript
 
     if native.PURE:
@@ -33,14 +31,18 @@ def _instrumented() -> list[str]:
                 f"sanitizer lane: {owner} uses {module!r}, not the instrumented build in {build}"
             )
         lines.append(f"sanitize: {module.__name__} from {file}")
-    return lines
+    maps = Path("/proc/self/maps").read_text()  # the libraries this process has loaded
+    for runtime in ("libasan", "libubsan"):
+        if runtime not in maps:
+            raise pytest.UsageError(f"sanitizer lane: {runtime} is not loaded in this process")
+    return [*lines, "sanitize: the ASan and UBSan runtimes are loaded"]
 
 
 _HEADER = pytest.StashKey[list[str]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_HEADER] = [*_instrumented(), "sanitize: the ASan runtime is loaded"]
+    config.stash[_HEADER] = _instrumented()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

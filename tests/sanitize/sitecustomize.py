@@ -9,8 +9,8 @@ the normal ones beside the sources: a finder placed first on `sys.meta_path`
 answers for those two names and nothing else. It also points UBSan's reports
 at the file `UBSAN_OPTIONS` names (see `ubsan_reports_to_file`).
 
-Without the variable this file does nothing but hand over to the interpreter's
-own `sitecustomize`, if it has one (this one shadows it), as it also does with it.
+Without the variable it does nothing of that. Either way it then runs the
+interpreter's own `sitecustomize`, if there is one: this file shadows it.
 """
 
 from __future__ import annotations
