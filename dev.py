@@ -20,6 +20,8 @@ the directory `dev.py` was run from, not the repository.
 Usage:
     python3 dev.py demo          open the viewer on the bundled example
     python3 dev.py test          ruff, mypy --strict on every package, then the whole pytest suite
+    python3 dev.py test-pure     the whole pytest suite with TRANSCRIPT_VIEW_PURE=1 (no C loaded)
+    python3 dev.py sanitize      the C loops built with ASan and UBSan, under their own tests
     python3 dev.py view PATH     open the viewer on PATH
     python3 dev.py check PATH... run `transcript-view --check PATH...`
     python3 dev.py screenshots   regenerate screenshots/ from the bundled examples
@@ -186,6 +188,130 @@ def task_test(extra: list[str]) -> int:
     return 0
 
 
+def task_test_pure(extra: list[str]) -> int:
+    """The pure lane: the whole pytest suite with `TRANSCRIPT_VIEW_PURE=1`.
+
+    The package then loads none of its native modules (core/native.py), so every
+    answer comes from the Python paths, as on a machine without a C compiler.
+    ruff and mypy read the same source in both lanes, so only `test` runs them.
+    """
+    print(" ".join(["dev.py: TRANSCRIPT_VIEW_PURE=1 pytest", *extra]), file=sys.stderr, flush=True)
+    env = {**os.environ, "TRANSCRIPT_VIEW_PURE": "1"}
+    return subprocess.call([str(PY), "-m", "pytest", *extra], cwd=ROOT, env=env)
+
+
+#: The sanitizer lane (`sanitize`): the C it instruments (module name -> source), how,
+#: where the build goes, and the tests that run it (its own, the line index's, the fuzz).
+SANITIZE_SOURCES = {"_gcount": "core/_gcount.c", "_lines": "core/_lines.c"}
+SANITIZE_FLAGS = (
+    "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
+    "-fno-sanitize-recover=undefined", "-O1", "-g",
+)
+SANITIZE_BUILD = ROOT / "build" / "sanitize"
+SANITIZE_TESTS = (
+    "tests/core/test_gcount.py", "tests/core/test_graphemes.py", "tests/core/test_native.py",
+    "tests/core/test_transcript.py", "tests/core/test_fast_path.py",
+    "tests/core/test_parallel.py", "tests/robustness/test_fuzz.py",
+)
+
+
+def build_sanitized() -> tuple[str, str] | None:
+    """Build `SANITIZE_SOURCES` into `SANITIZE_BUILD`; return the ASan and UBSan runtimes.
+
+    None (and a message) when the compiler or its sanitizer runtimes are missing.
+    """
+    cc = "gcc"
+    runtimes = tuple(
+        subprocess.run(
+            [cc, f"-print-file-name={name}"], capture_output=True, text=True
+        ).stdout.strip()
+        for name in ("libasan.so", "libubsan.so")
+    )
+    if not all(os.path.isabs(path) for path in runtimes):  # gcc echoes a name it has not
+        print("dev.py: sanitize needs gcc and its libasan and libubsan"
+              " (gcc -print-file-name=libasan.so)", file=sys.stderr)
+        return None
+    where = subprocess.run(
+        [str(PY), "-c", "import importlib.machinery as m, sysconfig;"
+         " print(sysconfig.get_paths()['include']); print(m.EXTENSION_SUFFIXES[0])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split("\n")
+    include, suffix = where[0], where[1]
+    SANITIZE_BUILD.mkdir(parents=True, exist_ok=True)
+    for name, source in SANITIZE_SOURCES.items():
+        out = SANITIZE_BUILD / (name + suffix)
+        out.unlink(missing_ok=True)
+        cmd = [cc, *SANITIZE_FLAGS, "-shared", "-fPIC", "-Wall", f"-I{include}",
+               str(ROOT / source), "-o", str(out)]
+        print("dev.py: " + " ".join(cmd[:len(SANITIZE_FLAGS) + 1]) + f" {source}",
+              file=sys.stderr, flush=True)
+        subprocess.run(cmd, check=True)
+    return runtimes[0], runtimes[1]
+
+
+def task_sanitize(extra: list[str]) -> int:
+    """The sanitizer lane: the C loops built with ASan and UBSan, run by their tests.
+
+    The instrumented modules go to a folder of their own, `build/sanitize/`, and
+    take the place of the normal ones (built beside their sources) through
+    `tests/sanitize/sitecustomize.py`: that folder is put first on PYTHONPATH,
+    so every Python process of the run (pytest and the processes it starts)
+    imports it at start-up, and it answers the imports of those two module
+    names from `TRANSCRIPT_VIEW_SANITIZE_BUILD`. The pytest plugin beside it
+    (`-p sanitize_check`) checks before any test that `graphemes` and
+    `transcript` use those files and that the ASan runtime is loaded, and
+    names the files in the run's header.
+
+    Python is not built with ASan, so its runtime is preloaded (LD_PRELOAD);
+    PYTHONMALLOC=malloc sends Python's own objects (the str and bytes the C
+    reads) through the malloc ASan watches, not pymalloc's arenas; leak
+    detection is off (CPython's allocations at exit are not leaks to fix).
+    A report stops the process that hit it (`halt_on_error`,
+    `-fno-sanitize-recover`) and is written to `build/sanitize/reports/`,
+    whichever process it came from (pytest captures stderr, and a report
+    there would die with its process; the shim points UBSan at the file,
+    which gcc's libubsan does not do from UBSAN_OPTIONS); any report fails
+    the lane, and the reports are printed at the end.
+    """
+    runtimes = build_sanitized()
+    if runtimes is None:
+        return 2
+    asan, ubsan = runtimes
+    reports = SANITIZE_BUILD / "reports"
+    reports.mkdir(exist_ok=True)
+    for old in reports.iterdir():
+        old.unlink()
+    preload = os.environ.get("LD_PRELOAD")
+    path = os.environ.get("PYTHONPATH")
+    env = {
+        **os.environ,
+        "LD_PRELOAD": asan + (f" {preload}" if preload else ""),
+        "ASAN_OPTIONS": f"detect_leaks=0:log_path={reports / 'asan'}",
+        "UBSAN_OPTIONS": f"print_stacktrace=1:halt_on_error=1:log_path={reports / 'ubsan'}",
+        "PYTHONMALLOC": "malloc",
+        "PYTHONPATH": os.pathsep.join(
+            [str(ROOT / "tests" / "sanitize"), *([path] if path else [])]
+        ),
+        "TRANSCRIPT_VIEW_SANITIZE_BUILD": str(SANITIZE_BUILD),
+        "TRANSCRIPT_VIEW_SANITIZE_UBSAN": ubsan,
+    }
+    env.pop("TRANSCRIPT_VIEW_PURE", None)
+    print("dev.py: pytest (ASan, UBSan) " + " ".join([*SANITIZE_TESTS, *extra]),
+          file=sys.stderr, flush=True)
+    code = subprocess.call(
+        [str(PY), "-m", "pytest", "-p", "sanitize_check", *SANITIZE_TESTS, *extra],
+        cwd=ROOT, env=env,
+    )
+    found = sorted(reports.iterdir())
+    for report in found:
+        print(f"dev.py: {report.relative_to(ROOT)}:", file=sys.stderr)
+        print(report.read_text(errors="replace"), file=sys.stderr)
+    if found:
+        print(f"dev.py: sanitize: {len(found)} sanitizer report(s), see above", file=sys.stderr)
+        return code or 1
+    return code
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in {"-h", "--help", "help"}:
         print(__doc__)
@@ -209,6 +335,10 @@ def main(argv: list[str]) -> int:
     if task == "bench":
         ensure_bench_tools()
         return run(str(ROOT / "benchmarks" / "run.py"), *rest)
+    if task == "test-pure":
+        return task_test_pure(rest)
+    if task == "sanitize":
+        return task_sanitize(rest)
     print(f"dev.py: unknown task {task!r}; see `python3 dev.py --help`", file=sys.stderr)
     return 2
 

@@ -52,13 +52,14 @@ from functools import cache
 from itertools import count as _counter
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from transcript_view.core import native
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-try:
     from transcript_view.core import _gcount  # the optional native counter (core/_gcount.c)
-except ImportError:  # not built: no C compiler where it was installed
-    _gcount = None  # type: ignore[assignment]
+else:  # None where it was not built, or under TRANSCRIPT_VIEW_PURE (core/native.py)
+    _gcount = native.load("transcript_view.core._gcount")
 
 __all__ = ["NATIVE", "count", "cut", "head", "is_boundary", "tail"]
 

@@ -29,18 +29,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from transcript_view.core import parallel
-
-try:
-    from transcript_view.core import _lines  # the optional native scanner (core/_lines.c)
-except ImportError:  # no C compiler where this was installed: the same offsets, in Python
-    _lines = None  # type: ignore[assignment]
+from transcript_view.core import native, parallel
 from transcript_view.core.artifacts import artifact_dir_for
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
+
+if TYPE_CHECKING:
+    from transcript_view.core import _lines  # the optional native scanner (core/_lines.c)
+else:  # None where it was not built, or under TRANSCRIPT_VIEW_PURE (core/native.py)
+    _lines = native.load("transcript_view.core._lines")
 
 #: How much of the file one index step reads. Large reads are what make a
 #: gigabyte scan fast; 8 MiB keeps the peak small.

@@ -241,7 +241,10 @@ def test_raw_lines_read_in_chunks_are_the_lines(
         assert seen == _per_line(t)
 
 
-@pytest.mark.skipif(transcript_module._lines is None, reason="the native scanner did not build")
+@pytest.mark.skipif(
+    transcript_module._lines is None,
+    reason="the native scanner did not build, or TRANSCRIPT_VIEW_PURE is set",
+)
 @settings(max_examples=200, deadline=None)
 @given(data=st.binary(max_size=300), pos=st.integers(0, 2**40), lf=st.integers(0, 255))
 def test_the_native_line_scanner_finds_the_lines_the_python_loop_does(
@@ -288,7 +291,10 @@ def test_the_index_scanned_in_pieces_by_processes_is_the_index(
         assert list(t._starts) == [0]
 
 
-@pytest.mark.skipif(transcript_module._lines is None, reason="the native scanner did not build")
+@pytest.mark.skipif(
+    transcript_module._lines is None,
+    reason="the native scanner did not build, or TRANSCRIPT_VIEW_PURE is set",
+)
 def test_the_index_scanned_in_pieces_by_threads_is_the_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
