@@ -39,18 +39,23 @@ count_lf(const char *data, Py_ssize_t size)
     return n;
 }
 
-static void
-fill_starts(const char *data, Py_ssize_t size, int64_t base, int64_t *out)
+/* At most `room` starts: a buffer that is not bytes may change between the
+ * count and the fill (the GIL is released for both), and the fill must never
+ * write past what the count made room for. Returns how many were written. */
+static Py_ssize_t
+fill_starts(const char *data, Py_ssize_t size, int64_t base, int64_t *out, Py_ssize_t room)
 {
     const char *p = data, *end = data + size;
-    while (p < end) {
+    Py_ssize_t n = 0;
+    while (p < end && n < room) {
         const char *lf = memchr(p, '\n', (size_t)(end - p));
         if (lf == NULL) {
             break;
         }
-        *out++ = base + (int64_t)(lf - data) + 1;
+        out[n++] = base + (int64_t)(lf - data) + 1;
         p = lf + 1;
     }
+    return n;
 }
 
 static PyObject *
@@ -79,10 +84,14 @@ line_starts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     int64_t *starts = (int64_t *)PyBytes_AS_STRING(out);
+    Py_ssize_t filled;
     Py_BEGIN_ALLOW_THREADS
-    fill_starts((const char *)view.buf, view.len, (int64_t)base, starts);
+    filled = fill_starts((const char *)view.buf, view.len, (int64_t)base, starts, n);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
+    if (filled < n && _PyBytes_Resize(&out, filled * (Py_ssize_t)sizeof(int64_t)) < 0) {
+        return NULL;  /* LFs went away meanwhile: never hand back unwritten bytes */
+    }
     return out;
 }
 

@@ -16,6 +16,7 @@ import gc
 import hashlib
 import json
 import math
+import threading
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -255,6 +256,37 @@ def test_the_native_line_scanner_finds_the_lines_the_python_loop_does(
     transcript_module.line_starts_into(native, data, pos)
     want = [pos + i + 1 for i, byte in enumerate(data) if byte == 10]
     assert list(native) == want
+
+
+@pytest.mark.skipif(
+    transcript_module._lines is None,
+    reason="the native scanner did not build, or TRANSCRIPT_VIEW_PURE is set",
+)
+def test_the_native_scanner_never_writes_past_a_buffer_that_gains_line_feeds() -> None:
+    """Found in review: it counts the LFs, then fills, the GIL released for both; a
+    bytearray another thread fills with LFs in between made the fill overrun its room.
+    Every start it gives is after an LF the buffer had at some point (the sanitizer
+    lane runs this with ASan watching the writes)."""
+    assert transcript_module._lines is not None
+    scan = transcript_module._lines.line_starts
+    buffer = bytearray(b"x" * (1 << 20))
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            buffer[::4096] = b"\n" * len(buffer[::4096])
+            buffer[::4096] = b"x" * len(buffer[::4096])
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    try:
+        for _ in range(300):
+            found = array("q")
+            found.frombytes(scan(buffer, 0))
+            assert all(start % 4096 == 1 for start in found)
+    finally:
+        stop.set()
+        flipper.join()
 
 
 def test_the_index_is_the_same_with_and_without_the_native_scanner(
