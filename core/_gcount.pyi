@@ -2,6 +2,9 @@
 
 from typing import final
 
+def crlf_pairs(text: str, /) -> int:
+    """How many times CR LF occurs in `text` (`text.count("\\r\\n")`)."""
+
 @final
 class Automaton:
     """A grapheme-boundary automaton whose tables were checked once."""

@@ -521,9 +521,17 @@ def _crlf_pairs(text: str) -> int:
     """Number of CR LF pairs in `text`.
 
     Looking for a lone CR first is a memchr (about 100x faster than counting a
-    two-character needle), and most text has no CR at all.
+    two-character needle), and most text has no CR at all. Text that has one
+    is counted by the native counter's loop where it was built (`crlf_pairs`,
+    the GIL released): `str.count` of the two-character needle took longer
+    than hashing the text (10 MB of ASCII with CR LF line ends: 8.5 ms against
+    1.3 ms), and an ASCII result's whole grapheme count is this count.
     """
-    return text.count(_CRLF) if "\r" in text else 0
+    if "\r" not in text:
+        return 0
+    if _gcount is not None:
+        return _gcount.crlf_pairs(text)
+    return text.count(_CRLF)
 
 
 def _has_surrogates(text: str) -> bool:

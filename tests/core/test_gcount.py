@@ -310,3 +310,31 @@ def test_native_counter_is_built_where_it_can_be() -> None:
     from transcript_view.core import transcript
 
     assert transcript._lines is not None, "core._lines was not built: see the pip install output"
+
+
+_CR_LF_TEXT = st.text(alphabet=st.sampled_from("\r\n\r\nxé中😀\x00"), max_size=300)
+
+
+@native
+@settings(max_examples=300, deadline=None)
+@given(text=_CR_LF_TEXT, pad=st.sampled_from(["", "é", "😀"]), big=st.booleans())
+def test_crlf_pairs_is_str_count(text: str, pad: str, big: bool) -> None:
+    """Every string width (the pad widens it), and strings long enough to release the GIL."""
+    from transcript_view.core import _gcount
+
+    text = (text * 300 if big else text) + pad
+    assert _gcount.crlf_pairs(text) == text.count("\r\n")
+    with pytest.raises(TypeError):
+        _gcount.crlf_pairs(b"\r\n")  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_CR_LF_TEXT)
+def test_an_ascii_count_with_cr_lf_is_the_same_on_both_paths(text: str) -> None:
+    """`count` of ASCII is its length less its CR LF pairs, natively counted or not."""
+    ascii_text = text.encode("ascii", "ignore").decode()
+    want = len(ascii_text) - ascii_text.count("\r\n")
+    assert graphemes.count(ascii_text) == want
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(graphemes, "_gcount", None)
+        assert graphemes.count(ascii_text) == want
