@@ -1,47 +1,22 @@
-"""The row layout: a transcript (or the replay) as rows, without building them all.
+"""A transcript (or the replay) as rows, without building them all.
 
 A transcript can have a million lines, so a `Document` keeps one integer per
-block (its row count) plus a prefix-sum array: row N is found by bisection,
-and only the blocks on screen are built (an LRU keeps the recent ones). Counts
-come from `layout_counts`, run by a thread worker that posts them in chunks.
+block (its row count) in a `viewer.layout.RowLayout`, which also says where
+each block starts: only the blocks on screen are built (an LRU keeps the
+recent ones). Counts come from `layout_counts`, run by a thread worker that
+posts them in chunks, or from what the analysis measured of each line.
 """
 
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import accumulate
 
 from textual.cache import LRUCache
 
 from transcript_view.viewer.blocks import BlockSource
+from transcript_view.viewer.layout import RowLayout
 from transcript_view.viewer.rows import Block, Row
-
-# -- the row layout ------------------------------------------------------------------------------
-
-#: A block's row count, 4 bytes: the counts of a 1 GiB transcript's two views are
-#: 4.2 M integers, and "l" (8 bytes here) had cost 17 MB of the UI's 300 MiB budget.
-#: A block of more than 2**31 rows would be a line of 40 GiB at 20 columns; the
-#: prefix sums (`starts`), which add every block's, stay 8 bytes.
-COUNT_TYPECODE = "i"
-
-
-def count_array(counts: Sequence[int]) -> array[int]:
-    """`counts` as an `array(COUNT_TYPECODE)`: itself when it is one already."""
-    if isinstance(counts, array) and counts.typecode == COUNT_TYPECODE:
-        return counts
-    return array(COUNT_TYPECODE, counts)
-
-
-def refill(starts: array[int], counts: array[int], first: int) -> None:
-    """Make `starts` the prefix sums of `counts` again from block `first` on.
-
-    `starts[first]` stands (so `first` is a block the sums already reach);
-    every sum after it is recomputed, and `starts` is grown or cut to one more
-    than `counts` (blocks were appended or dropped).
-    """
-    starts[first:] = array("q", accumulate(counts[first:], initial=starts[first]))
 
 
 class Document:
@@ -50,8 +25,8 @@ class Document:
     def __init__(self, source: BlockSource, cache_size: int = 256) -> None:
         """Start empty; `extend` adds counts as a layout worker produces them."""
         self.source = source
-        self.counts: array[int] = array(COUNT_TYPECODE)
-        self.starts: array[int] = array("q", [0])
+        self.layout = RowLayout()
+        """Each block's row count and first row."""
         self._cache: LRUCache[int, Block] = LRUCache(cache_size)
         self.generation = 0
         """Bumped by every full relayout; chunks of older passes are dropped."""
@@ -74,19 +49,23 @@ class Document:
         return self.source.view
 
     @property
+    def counts(self) -> array[int]:
+        """Each laid-out block's row count (read only: change them through this class)."""
+        return self.layout.counts
+
+    @property
     def blocks(self) -> int:
         """Blocks laid out so far."""
-        return len(self.counts)
+        return len(self.layout)
 
     @property
     def total_rows(self) -> int:
         """Rows of every block laid out so far."""
-        return self.starts[-1]
+        return self.layout.total
 
     def reset(self) -> None:
         """Forget the layout (a new width or a new analysis)."""
-        self.counts = array(COUNT_TYPECODE)
-        self.starts = array("q", [0])
+        self.layout = RowLayout()
         self._cache.clear()
         self.dirty.clear()
         self.version += 1
@@ -97,18 +76,13 @@ class Document:
 
         `version` stays: no row there was moves, so strips drawn of them stand
         (a view repaints what was past the old end itself: `TranscriptView.apply_chunk`).
-        Workers post an `array(COUNT_TYPECODE)` (`count_array`), which is
-        taken in as one copy; any other sequence is converted here first.
+        Workers post an `array(COUNT_TYPECODE)` (`layout.count_array`), which
+        is taken in as one copy; any other sequence is converted first. Only
+        the new blocks' sums are made (`RowLayout.extend`).
         """
-        if start != len(self.counts):
+        if start != len(self.layout):
             return False
-        self.counts.extend(count_array(counts))
-        try:
-            refill(self.starts, self.counts, start)
-        except OverflowError:  # more rows than a sum holds: the document stays as it was
-            del self.counts[start:]
-            del self.starts[start + 1 :]
-            raise
+        self.layout.extend(counts)  # on an overflow it stays as it was, and raises
         return True
 
     def take_dirty(self) -> list[int]:
@@ -119,23 +93,19 @@ class Document:
 
     def truncate(self, blocks: int) -> None:
         """Drop blocks from `blocks` on (a partially written last line is laid out again)."""
-        if blocks < len(self.counts):
+        if blocks < len(self.layout):
             self.version += 1
             self.epoch += 1
-            del self.counts[blocks:]
-            del self.starts[blocks + 1 :]
+            self.layout.truncate(blocks)
             self._cache.clear()
 
     def locate(self, row: int) -> tuple[int, int] | None:
         """(block, row within it) for a document row, None past the end."""
-        if row < 0 or row >= self.total_rows:
-            return None
-        b = bisect_right(self.starts, row) - 1
-        return b, row - self.starts[b]
+        return self.layout.locate(row)
 
     def block_start(self, index: int) -> int:
-        """The first row of block `index`."""
-        return self.starts[min(index, len(self.counts))]
+        """The first row of block `index` (the total rows past the last block)."""
+        return self.layout.start(index)
 
     def block(self, index: int) -> Block:
         """Block `index`, built now if it is not cached.
@@ -148,7 +118,7 @@ class Document:
         if blk is None:
             blk = self.source.build(index)
             self._cache[index] = blk
-            if index < len(self.counts) and blk.count != self.counts[index]:
+            if index < len(self.layout) and blk.count != self.counts[index]:
                 self._set_count(index, blk.count)
         return blk
 
@@ -175,27 +145,20 @@ class Document:
     def set_counts(self, counts: Mapping[int, int]) -> bool:
         """Take new counts of laid-out, uncached blocks at once; True if any changed.
 
-        One prefix-sum pass from the first change, however many: a million-line
-        document takes a thousand badge changes in one pass, not a thousand.
+        The layout refills each changed span once and the spans' starts once
+        (`RowLayout.set`), however many change: a million-line document takes
+        a thousand badge changes without a pass over every block after them.
         A cached block keeps its own count (it was built after these were taken).
         """
-        changed = {
-            i: n
-            for i, n in counts.items()
-            if i < len(self.counts) and i not in self._cache and self.counts[i] != n
-        }
-        if not changed:
+        changed = {i: n for i, n in counts.items() if i not in self._cache}
+        if not self.layout.set(changed):
             return False
-        for i, n in changed.items():
-            self.counts[i] = n
-        refill(self.starts, self.counts, min(changed))
         self.version += 1
         return True
 
     def _set_count(self, index: int, count: int) -> None:
-        self.version += 1
-        self.counts[index] = count
-        refill(self.starts, self.counts, index)
+        if self.layout.set({index: count}):
+            self.version += 1
 
     def row(self, row: int) -> Row | None:
         """The row at a document row index."""

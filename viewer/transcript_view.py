@@ -48,9 +48,10 @@ from transcript_view.core.transcript import Transcript
 from transcript_view.viewer.background import count_job
 from transcript_view.viewer.blocks import EmptySource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
-from transcript_view.viewer.document import COUNT_TYPECODE, Document, layout_counts
+from transcript_view.viewer.document import Document, layout_counts
 from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
+from transcript_view.viewer.layout import COUNT_TYPECODE
 from transcript_view.viewer.line_rows import UNKNOWN
 from transcript_view.viewer.messages import (
     BlocksBuilt,

@@ -857,7 +857,7 @@ def test_document_locates_rows_across_empty_blocks_and_chunks() -> None:
     assert doc.extend(0, layout_counts(source, 0, 2, lambda: False))  # type: ignore[arg-type]
     assert not doc.extend(3, [1])  # a chunk that does not follow on is refused
     assert doc.extend(2, layout_counts(source, 2, 4, lambda: False))  # type: ignore[arg-type]
-    assert list(doc.starts) == [0, 2, 2, 5, 6]
+    assert doc.layout.starts() == [0, 2, 2, 5, 6]
     assert [doc.locate(r) for r in range(6)] == [(0, 0), (0, 1), (2, 0), (2, 1), (2, 2), (3, 0)]
     assert doc.locate(6) is None
     assert doc.row(4).text.plain == "2.2"  # type: ignore[union-attr]
@@ -872,7 +872,7 @@ def test_document_corrects_a_stale_count_when_a_block_is_built() -> None:
     version = doc.version
     source.sizes[1] = 5  # the block grew (a finding row) after it was counted
     assert doc.rebuild(1) == 3
-    assert list(doc.starts) == [0, 2, 7, 9] and doc.version > version
+    assert doc.layout.starts() == [0, 2, 7, 9] and doc.version > version
     source.sizes[2] = 1
     doc.invalidate()
     assert doc.block(2).count == 1 and doc.total_rows == 8

@@ -23,6 +23,7 @@ from transcript_view.viewer import background, workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import FileSource
 from transcript_view.viewer.document import Document
+from transcript_view.viewer.layout import SPAN
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.messages import ArtifactsChecked
 
@@ -159,7 +160,7 @@ def test_counts_of_many_blocks_are_taken_in_one_pass() -> None:
     doc = Document(Source())  # type: ignore[arg-type]
     doc.extend(0, [1, 1, 1, 1, 1])
     assert doc.set_counts({1: 3, 3: 2, 9: 4})  # 9 is not laid out: ignored
-    assert list(doc.counts) == [1, 3, 1, 2, 1] and list(doc.starts) == [0, 1, 4, 5, 7, 8]
+    assert list(doc.counts) == [1, 3, 1, 2, 1] and doc.layout.starts() == [0, 1, 4, 5, 7, 8]
     assert not doc.set_counts({1: 3})  # nothing changed
     doc.dirty.update({2, 7})
     assert doc.take_dirty() == [2] and doc.dirty == {7}
@@ -305,8 +306,7 @@ def test_a_block_costs_the_layout_twelve_bytes() -> None:
 
     doc = Document(Source())  # type: ignore[arg-type]
     doc.extend(0, [3] * 100_000)
-    held = doc.counts.itemsize * len(doc.counts) + doc.starts.itemsize * len(doc.starts)
-    assert held <= 12 * 100_001
+    assert doc.layout.nbytes <= 12 * 100_000 + 8 * (100_000 // SPAN + 2)
     assert doc.total_rows == 300_000
     doc.reset()
     assert doc.counts.itemsize == 4
