@@ -680,11 +680,17 @@ def small_codex_rollout(path: Path, size: int) -> Path:
 
 def line_sizes(path: Path) -> tuple[int, float]:
     """A file's median line length in bytes, and the share of its lines under 300 bytes."""
-    import statistics
+    from collections import Counter
 
     with open(path, "rb") as fh:
-        lengths = [len(line) for line in fh]
-    return int(statistics.median(lengths)), sum(n < 300 for n in lengths) / len(lengths)
+        counts = Counter(len(line) for line in fh)
+    lines = sum(counts.values())
+    seen = 0
+    for length in sorted(counts):
+        seen += counts[length]
+        if 2 * seen >= lines:
+            break
+    return length, sum(n for size, n in counts.items() if size < 300) / lines
 
 
 def mixed_artifacts(path: Path, files: int, size: int) -> Path:
