@@ -92,7 +92,10 @@ def base_python() -> str:
 @functools.cache
 def tree(rev: str) -> Tree:
     """The worktree of `rev` with its environment built (minutes the first time)."""
-    commit = git("rev-parse", "--verify", f"{rev}^{{commit}}")
+    try:
+        commit = git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except subprocess.CalledProcessError:
+        raise SystemExit(f"before: {rev!r} is not a commit of this repository") from None
     root = TREES / commit[:12]
     if not (root / ".git").exists():
         print(f"before: making a worktree of {commit[:7]} in {root}", file=sys.stderr)

@@ -67,8 +67,8 @@ RUNS = 3
 #: `BENCH_SMOKE=16M`: every input at that size, to prove the group runs (not a measurement).
 SMOKE = parse_size(os.environ["BENCH_SMOKE"]) if os.environ.get("BENCH_SMOKE") else None
 
-#: A row: (label, ours, reference, what) or (label, ours, reference, what, unit[, before]).
-Row = tuple[str, float, float, str] | tuple[str, float, float, str, str] | tuple[Any, ...]
+#: A row: (label, ours, reference, what), or (label, ours, reference, what, unit[, before]).
+Row = tuple[Any, ...]
 
 _FLOOR = """
 import sys
