@@ -20,6 +20,16 @@ run, and prints it. Medians of 3, warm page cache.
   and a Claude Code session with 2,000 sidecars of 200 KB
   (`gen.claude_sidecars`): their time against the floor plus `sha256sum` of the
   files, for comparison, and each check's peak RSS against the 300 MiB budget.
+* **many small lines, 256 MiB / 1 GiB, each format** — `gen.small_transcript`,
+  `gen.small_claude_session`, `gen.small_codex_rollout` (most lines under 300
+  bytes, as an agent session's are; the label gives the median). Target <= 1.25x
+  the floor.
+
+With `BENCH_BEFORE=REV` (`run.py --before REV`), every `--check` row is also timed
+with the code of REV (`before.py`), in turns with this tree's, on the same input
+and against the same floor. With `BENCH_SMOKE=16M`, every input is made at that
+size (and a few artifacts or sidecars) under `data/smoke-16m/`: a quick proof that
+the group runs, not a measurement.
 """
 
 from __future__ import annotations
@@ -30,22 +40,35 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import before  # noqa: E402
 from gen import (  # noqa: E402
     DATA,
     MiB,
     claude_session,
     claude_sidecars,
     codex_rollout,
+    line_sizes,
+    parse_size,
+    small_claude_session,
+    small_codex_rollout,
+    small_transcript,
     transcript,
 )
 
 from transcript_view.core.artifacts import artifact_dir_for  # noqa: E402
 
 RUNS = 3
+
+#: `BENCH_SMOKE=16M`: every input at that size, to prove the group runs (not a measurement).
+SMOKE = parse_size(os.environ["BENCH_SMOKE"]) if os.environ.get("BENCH_SMOKE") else None
+
+#: A row: (label, ours, reference, what), or (label, ours, reference, what, unit[, before]).
+Row = tuple[Any, ...]
 
 _FLOOR = """
 import sys
@@ -69,19 +92,51 @@ def floor_parser() -> str:
     return "orjson.loads"
 
 
-def timed(cmd: list[str], runs: int = RUNS, env: dict[str, str] | None = None) -> float:
+def timed(
+    cmd: list[str], runs: int = RUNS, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> float:
     """Median wall time of `runs` runs of `cmd` (output discarded)."""
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, env=env)
+        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
 
+def timed_with_before(
+    path: Path, runs: int, tree: before.Tree | None
+) -> tuple[float, float | None, str]:
+    """Our `--check` of `path` and, with a before tree, its: medians of `runs`, in turns.
+
+    Each is run once first (the page cache warmed, the exit status read): a check
+    that does not exit 0 is named in the third value, for the row's label.
+    """
+    commands: list[tuple[str, list[str], Path | None]] = [("", check_command(path), None)]
+    if tree is not None:
+        commands.append((f"before {tree.short} ", tree.check_command(path), tree.root))
+    notes = []
+    for who, cmd, cwd in commands:
+        code = subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, cwd=cwd).returncode
+        if code != 0:
+            notes.append(f"{who}exit {code}")
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for spent, (_, cmd, cwd) in zip(times, commands, strict=True):
+            spent.append(timed(cmd, 1, cwd=cwd))
+    medians = [statistics.median(t) for t in times]
+    note = f" [{', '.join(notes)}]" if notes else ""
+    return medians[0], (medians[1] if tree is not None else None), note
+
+
+def floor_command(path: Path) -> list[str]:
+    """The parse floor's command: every line of `path` parsed, nothing else."""
+    return [sys.executable, "-c", _FLOOR, str(path)]
+
+
 def floor(path: Path, runs: int = RUNS) -> float:
     """The parse floor of `path`: every line parsed, nothing else."""
-    return timed([sys.executable, "-c", _FLOOR, str(path)], runs)
+    return timed(floor_command(path), runs)
 
 
 def check_command(path: Path) -> list[str]:
@@ -91,42 +146,75 @@ def check_command(path: Path) -> list[str]:
 
 def inputs() -> dict[str, Path]:
     """The inputs, generated on first use (minutes, once)."""
+    data = DATA if SMOKE is None else DATA / f"smoke-{SMOKE // MiB}m"
+
+    def size(n: int) -> int:
+        return n if SMOKE is None else SMOKE
+
+    def many(n: int) -> int:
+        return n if SMOKE is None else min(n, 20)
+
+    big_artifacts = (100, 10 * MiB) if SMOKE is None else (4, 1 * MiB)
     return {
         "64m": transcript(
-            DATA / "throughput-64m.jsonl",
-            64 * MiB,
+            data / "throughput-64m.jsonl",
+            size(64 * MiB),
             artifacts=8,
             artifact_size=64 << 10,
             spread=True,
         ),
         "256m": transcript(
-            DATA / "throughput-256m.jsonl",
-            256 * MiB,
+            data / "throughput-256m.jsonl",
+            size(256 * MiB),
             artifacts=8,
             artifact_size=64 << 10,
             spread=True,
         ),
-        "1g": transcript(DATA / "open-1g.jsonl", 1024 * MiB),
-        "claude": claude_session(DATA / "throughput-claude-64m.jsonl", 64 * MiB),
-        "claude-256m": claude_session(DATA / "throughput-claude-256m.jsonl", 256 * MiB),
-        "codex": codex_rollout(DATA / "throughput-codex-64m.jsonl", 64 * MiB),
-        "codex-256m": codex_rollout(DATA / "throughput-codex-256m.jsonl", 256 * MiB),
+        "1g": transcript(data / "open-1g.jsonl", size(1024 * MiB)),
+        "claude": claude_session(data / "throughput-claude-64m.jsonl", size(64 * MiB)),
+        "claude-256m": claude_session(data / "throughput-claude-256m.jsonl", size(256 * MiB)),
+        "codex": codex_rollout(data / "throughput-codex-64m.jsonl", size(64 * MiB)),
+        "codex-256m": codex_rollout(data / "throughput-codex-256m.jsonl", size(256 * MiB)),
         "artifacts": transcript(
-            DATA / "check-1g.jsonl", 1 * MiB, artifacts=100, artifact_size=10 * MiB
+            data / "check-1g.jsonl",
+            1 * MiB,
+            artifacts=big_artifacts[0],
+            artifact_size=big_artifacts[1],
         ),
         # Issue 11: "memory must stay under 300 MiB through every phase at 1 GiB with
         # thousands of artifacts" (`gen.py --size 1G --markers 5000`).
         "1g-artifacts": transcript(
-            DATA / "user-1g.jsonl",
-            1024 * MiB,
-            artifacts=MANY_ARTIFACTS,
+            data / "user-1g.jsonl",
+            size(1024 * MiB),
+            artifacts=many(MANY_ARTIFACTS),
             artifact_size=64 << 10,
             spread=True,
         ),
         # The same budget for the other formats: a Claude Code sidecar's check keeps
         # its start, which a preview is compared with.
-        "claude-sidecars": claude_sidecars(DATA / "claude-sidecars", MANY_SIDECARS, SIDECAR_SIZE),
+        "claude-sidecars": claude_sidecars(
+            data / "claude-sidecars", many(MANY_SIDECARS), SIDECAR_SIZE
+        ),
+        # Issue 25: many small lines, as an agent session is.
+        **{
+            f"small-{name}-{tag}": gen(data / f"throughput-small-{name}-{tag}.jsonl", size(n))
+            for name, gen in SMALL_LINES.items()
+            for tag, n in (("256m", 256 * MiB), ("1g", 1024 * MiB))
+        },
     }
+
+
+#: The small-line generators, by the name their files and rows take.
+SMALL_LINES = {
+    "reference": small_transcript,
+    "claude": small_claude_session,
+    "codex": small_codex_rollout,
+}
+_SMALL_LABELS = {
+    "reference": "reference format",
+    "claude": "Claude Code session",
+    "codex": "Codex rollout",
+}
 
 
 #: The stored artifacts of the "thousands of artifacts" input.
@@ -159,7 +247,7 @@ print(usage.ru_maxrss)
 """
 
 
-def peak_rss_mib(cmd: list[str]) -> float:
+def peak_rss_mib(cmd: list[str], cwd: Path | None = None) -> float:
     """Peak RSS (MiB) of one run of `cmd`: its largest process (`wait4`'s `ru_maxrss`).
 
     Started from a small Python of its own: Linux carries a process's peak across
@@ -168,18 +256,27 @@ def peak_rss_mib(cmd: list[str]) -> float:
     whose own peak is 171 MiB).
     """
     out = subprocess.run(
-        [sys.executable, "-c", _PEAK, *cmd], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _PEAK, *cmd], capture_output=True, text=True, check=True, cwd=cwd
     )
     return int(out.stdout) / 1024
 
 
-def run(
-    runs: int = RUNS,
-) -> list[tuple[str, float, float, str] | tuple[str, float, float, str, str]]:
+def _row(
+    label: str, ours: float, base: float, what: str, was: float | None, unit: str = "s"
+) -> Row:
+    """A row for run.py's table: with the before tree's measure last when there is one."""
+    if was is None:
+        return (label, ours, base, what) if unit == "s" else (label, ours, base, what, unit)
+    return (label, ours, base, what, unit, was)
+
+
+def run(runs: int = RUNS) -> list[Row]:
+    rev = before.revision()
+    tree = before.tree(rev) if rev else None
     paths = inputs()
     parser = floor_parser()
-    rows: list[tuple[str, float, float, str] | tuple[str, float, float, str, str]] = []
-    for key, label, target in (
+    rows: list[Row] = []
+    checks = [
         ("64m", "reference format", "no target at this size"),
         ("256m", "reference format", "target <= 2"),
         ("1g", "reference format, no artifacts", "target <= 2"),
@@ -187,63 +284,85 @@ def run(
         ("claude-256m", "Claude Code session", "target <= 2"),
         ("codex", "Codex rollout", "target <= 2"),
         ("codex-256m", "Codex rollout", "target <= 2"),
-    ):
+    ]
+    for name in SMALL_LINES:
+        for tag in ("256m", "1g"):
+            path = paths[f"small-{name}-{tag}"]
+            median, _ = line_sizes(path)
+            label = f"{_SMALL_LABELS[name]}, small lines (median {median} bytes)"
+            checks.append((f"small-{name}-{tag}", label, "target <= 1.25"))
+    for key, label, target in checks:
         path = paths[key]
         size = path.stat().st_size / MiB
-        timed(check_command(path), 1)  # warm the page cache
+        timed(floor_command(path), 1)  # warm the page cache
         base = floor(path, runs)
-        ours = timed(check_command(path), runs)
+        ours, was, note = timed_with_before(path, runs, tree)
         rows.append(
-            (
-                f"--check, {label}, {size:,.0f} MiB",
+            _row(
+                f"--check, {label}, {size:,.0f} MiB{note}",
                 ours,
                 base,
                 f"parse floor ({parser} of every line), same file ({target})",
+                was,
             )
         )
     path = paths["artifacts"]
     base, names = floor_and_hashes(path, runs)
-    ours = timed(check_command(path), runs)
+    ours, was, note = timed_with_before(path, runs, tree)
     total = sum(os.path.getsize(n) for n in names) / MiB
     rows.append(
-        (
-            f"--check, {len(names)} artifacts, {total:,.0f} MiB",
+        _row(
+            f"--check, {len(names)} artifacts, {total:,.0f} MiB{note}",
             ours,
             base,
             "parse floor of the transcript + sha256sum of the artifacts (target <= 1.25)",
+            was,
         )
     )
     path = paths["1g-artifacts"]
-    rows += many_files_rows(path, f"1,024 MiB with {MANY_ARTIFACTS:,} artifacts of 64 KiB", runs)
+    count = len(list(artifact_dir_for(path).iterdir()))
+    size = path.stat().st_size / MiB
+    label = f"{size:,.0f} MiB with {count:,} artifacts of 64 KiB"
+    rows += many_files_rows(path, label, runs, tree=tree)
     path = paths["claude-sidecars"]
-    label = f"Claude Code session with {MANY_SIDECARS:,} sidecars of {SIDECAR_SIZE // 1000} KB"
-    rows += many_files_rows(path, label, runs, sidecar_dir_of(path))
+    count = len(list(sidecar_dir_of(path).iterdir()))
+    label = f"Claude Code session with {count:,} sidecars of {SIDECAR_SIZE // 1000} KB"
+    rows += many_files_rows(path, label, runs, sidecar_dir_of(path), tree)
     return rows
 
 
 def many_files_rows(
-    path: Path, label: str, runs: int, directory: Path | None = None
-) -> list[tuple[str, float, float, str] | tuple[str, float, float, str, str]]:
+    path: Path,
+    label: str,
+    runs: int,
+    directory: Path | None = None,
+    tree: before.Tree | None = None,
+) -> list[Row]:
     """`--check` of a transcript with thousands of files, and that check's peak RSS.
 
     Its time is printed against the floor plus `sha256sum` of the files, with no
     target (thousands of small files); its peak against the 300 MiB budget.
     """
     base, _ = floor_and_hashes(path, runs, directory)
-    ours = timed(check_command(path), runs)
+    ours, was, note = timed_with_before(path, runs, tree)
+    peak_was = None
+    if tree is not None:
+        peak_was = peak_rss_mib(tree.check_command(path), cwd=tree.root)
     return [
-        (
-            f"--check, {label}",
+        _row(
+            f"--check, {label}{note}",
             ours,
             base,
             "parse floor of the transcript + sha256sum of its files, for comparison; "
             "no target (thousands of small files)",
+            was,
         ),
-        (
+        _row(
             "peak RSS of that --check (its largest process)",
             peak_rss_mib(check_command(path)),
             300.0,
             "300 MiB budget (target <= 1)",
+            peak_was,
             "MiB",
         ),
     ]
@@ -255,5 +374,6 @@ def sidecar_dir_of(path: Path) -> Path:
 
 
 if __name__ == "__main__":
-    for name, ours, ref, what, *_ in run():
-        print(f"{name}: {ours:.3f} vs {what} {ref:.3f} = {ours / ref:.2f}x")
+    for name, ours, ref, what, *rest in run():
+        was = f" (before: {rest[1] / ref:.2f}x)" if len(rest) > 1 else ""
+        print(f"{name}: {ours:.3f} vs {what} {ref:.3f} = {ours / ref:.2f}x{was}")

@@ -204,12 +204,22 @@ def transcript(
     return path
 
 
-def _jsonl(path: Path, size: int, rounds: Callable[[int], list[dict[str, object]]]) -> Path:
-    """Lines from `rounds(i)` for i = 1, 2, … until the file is about `size` bytes."""
+def _jsonl(
+    path: Path,
+    size: int,
+    rounds: Callable[[int], list[dict[str, object]]],
+    *,
+    compact: bool = False,
+) -> Path:
+    """Lines from `rounds(i)` for i = 1, 2, … until the file is about `size` bytes.
+
+    `compact` writes no space after `,` and `:`, as `JSON.stringify` and serde do.
+    """
     if path.exists() and path.stat().st_size >= size:
         return path
     import json
 
+    separators = (",", ":") if compact else None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".partial")
     written = i = 0
@@ -217,7 +227,8 @@ def _jsonl(path: Path, size: int, rounds: Callable[[int], list[dict[str, object]
         while written < size:
             i += 1
             data = b"".join(
-                json.dumps(obj, ensure_ascii=False).encode() + b"\n" for obj in rounds(i)
+                json.dumps(obj, ensure_ascii=False, separators=separators).encode() + b"\n"
+                for obj in rounds(i)
             )
             fh.write(data)
             written += len(data)
@@ -411,6 +422,275 @@ def codex_rollout(path: Path, size: int) -> Path:
         ]
 
     return _jsonl(path, size, rounds)
+
+
+# -- many small lines ----------------------------------------------------------------------
+#
+# The generators above write ~400-1,000-byte lines. A real agent session is mostly
+# smaller ones: short assistant turns, tool dispatches, small tool results, with a
+# big result now and then. These write that, for each format, so that what a line
+# costs beside its bytes (the per-line work of a pass) is measured too: most lines
+# are under 300 bytes (`line_sizes` says how many), about 3% of the tool results are
+# 1-6 KiB. Seeded by the size: the same size writes the same bytes.
+
+_WORDS = (
+    "the build passed; tests next",
+    "reading the module first",
+    "found it: an off-by-one in the loop",
+    "ok",
+    "running the linter",
+    "that import is unused",
+    "let me check the callers",
+    "done",
+    "the fixture needs a temp dir",
+    "retrying with the flag",
+)
+_TOOLS = (
+    ("sh_run", '{"cmd":"make test"}'),
+    ("fs_read", '{"path":"src/app/main.py"}'),
+    ("fs_read", '{"path":"README.md","lines":[1,40]}'),
+    ("grep", '{"pattern":"TODO","path":"src"}'),
+    ("fs_write", '{"path":"src/app/util.py","bytes":912}'),
+    ("sh_run", '{"cmd":"git status --short"}'),
+)
+_COMMANDS = ("make test", "git status --short", "ls src", "pytest -q tests/unit", "cat setup.cfg")
+#: Claude Code's tools and their inputs, short as most calls are.
+_CLAUDE_CALLS = (
+    ("Bash", {"command": "make test"}),
+    ("Bash", {"command": "git diff --stat"}),
+    ("Read", {"file_path": "src/app.py"}),
+    ("Grep", {"pattern": "TODO"}),
+    ("Glob", {"pattern": "**/*.py"}),
+    ("Edit", {"file_path": "src/app.py", "old_string": "x", "new_string": "y"}),
+)
+_RESULTS = (
+    "ok",
+    "exit 0",
+    "3 passed in 0.41s",
+    "src/app/main.py:12: TODO tidy this",
+    " M src/app/util.py\n?? notes.txt",
+    "wrote 912 bytes",
+    "def main() -> int:\n    return run(sys.argv[1:])",
+    "error: no such file: src/app/old.py",
+    "",
+)
+#: One tool result in this many is a big one (1-6 KiB).
+_BIG_EVERY = 32
+
+
+def _small_result(rng: random.Random) -> str:
+    """A tool's output: mostly a few words or lines, now and then a few KiB of log."""
+    if rng.randrange(_BIG_EVERY) == 0:
+        return ascii_text(rng.randrange(1024, 6144))
+    return rng.choice(_RESULTS)
+
+
+def small_transcript(path: Path, size: int) -> Path:
+    """A reference transcript of about `size` bytes of mostly small lines (~250 bytes).
+
+    Rounds of an assistant turn with one tool call (now and then a short text turn
+    first, or a user prompt), its dispatch, its result and its settle, ids lined up
+    as `transcript` lines them up (each call's id in the assistant's `tool-calls`,
+    the dispatch and the tool message; each settle's `op-id` its dispatch's id, its
+    digest the result's). No artifacts.
+    """
+    if path.exists() and path.stat().st_size >= size:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(size)
+    tmp = path.with_suffix(".partial")
+    written = i = 0
+    with open(tmp, "wb") as fh:
+        head = _line(
+            "session-meta", {"app": "benchmarks/gen.py", "note": FIRST_TOKEN}, _uuid(rng), 0
+        )
+        fh.write(head)
+        written += len(head)
+        while written < size:
+            i += 1
+            chunk = []
+            r = rng.random()
+            if r < 0.1:
+                prompt = {"content": f"step {i}: {rng.choice(_WORDS)}", "role": "user"}
+                chunk.append(_line("message", prompt, _uuid(rng), i))
+            if r < 0.4:
+                said = {"content": rng.choice(_WORDS), "role": "assistant"}
+                chunk.append(_line("message", said, _uuid(rng), i))
+            call = f"call_{i}"
+            tool, args = rng.choice(_TOOLS)
+            op = _uuid(rng)
+            content = _small_result(rng)
+            chunk += [
+                _line(
+                    "message",
+                    {
+                        "content": "",
+                        "role": "assistant",
+                        "tool-calls": [
+                            {
+                                "function": {"arguments": args, "name": tool},
+                                "id": call,
+                                "type": "function",
+                            }
+                        ],
+                    },
+                    _uuid(rng),
+                    i,
+                ),
+                _line(
+                    "tool-dispatched",
+                    {
+                        "arguments": args,
+                        "arguments-digest": data_digest(args),
+                        "call-id": call,
+                        "tool": tool,
+                    },
+                    op,
+                    i,
+                ),
+                _line(
+                    "message",
+                    {"content": content, "role": "tool", "tool-call-id": call},
+                    _uuid(rng),
+                    i,
+                ),
+                _line(
+                    "tool-settled",
+                    {
+                        "duration": 0.01,
+                        "op-id": op,
+                        "outcome": "completed",
+                        "result-digest": data_digest(content),
+                    },
+                    _uuid(rng),
+                    i,
+                ),
+            ]
+            data = b"".join(chunk)
+            fh.write(data)
+            written += len(data)
+        fh.write(last_line(rng, i + 1))
+    os.replace(tmp, path)
+    return path
+
+
+def small_claude_session(path: Path, size: int) -> Path:
+    """A Claude Code session of about `size` bytes of mostly small lines (~290 bytes).
+
+    As Claude Code writes an API response, one content block a line: a short
+    text block (in most rounds) and the `tool_use` after it share their
+    `message.id`; then the user line with the `tool_result` (an eighth of them
+    with a short `toolUseResult`). Compact JSON, as `JSON.stringify` writes it.
+    Of the envelope only `type`, `uuid`, `parentUuid` and `timestamp` are kept:
+    the keys a real line carries whatever it says (`sessionId`, `isSidechain`,
+    `cwd`, `version`, `userType`, `gitBranch`: ~170 bytes) would put every line
+    over 300 bytes. Still, a `tool_use` line is ~305 bytes: about 56% of the
+    lines are under 300. No sidecars.
+    """
+    rng = random.Random(size)
+    state: dict[str, object] = {"parent": None}
+
+    def base(kind: str, i: int) -> dict[str, object]:
+        uuid = _uuid(rng)
+        obj: dict[str, object] = {
+            "parentUuid": state["parent"],
+            "type": kind,
+            "uuid": uuid,
+            "timestamp": _ts(i)[:23] + "Z",
+        }
+        state["parent"] = uuid
+        return obj
+
+    def assistant(i: int, block: dict[str, object]) -> dict[str, object]:
+        line = base("assistant", i)
+        line["message"] = {"id": f"msg_{i:08d}", "role": "assistant", "content": [block]}
+        return line
+
+    def rounds(i: int) -> list[dict[str, object]]:
+        out = []
+        r = rng.random()
+        if r < 0.1:
+            user = base("user", i)
+            user["message"] = {"role": "user", "content": f"step {i}: {rng.choice(_WORDS)}"}
+            out.append(user)
+        if r < 0.75:
+            out.append(assistant(i, {"type": "text", "text": rng.choice(_WORDS)}))
+        tool = f"toolu_{i:08d}"
+        name, tool_input = rng.choice(_CLAUDE_CALLS)
+        out.append(
+            assistant(i, {"type": "tool_use", "id": tool, "name": name, "input": tool_input})
+        )
+        result = base("user", i)
+        text = _small_result(rng)
+        result["message"] = {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool, "content": text}],
+        }
+        if rng.random() < 0.125:
+            result["toolUseResult"] = {"stdout": text[:40], "stderr": "", "interrupted": False}
+        out.append(result)
+        return out
+
+    return _jsonl(path, size, rounds, compact=True)
+
+
+def small_codex_rollout(path: Path, size: int) -> Path:
+    """A Codex rollout of about `size` bytes of mostly small lines (~200 bytes).
+
+    After the session meta: a user message now and then, then rounds of a short
+    assistant message (some), a `function_call`, its `function_call_output` (a
+    plain string, or in a fifth of them the older JSON string with `output` and
+    `metadata`) and a `token_count` event. Compact JSON, as Codex's serde writes it.
+    """
+    import json
+
+    rng = random.Random(size)
+
+    def line(kind: str, payload: dict[str, object], i: int) -> dict[str, object]:
+        return {"timestamp": _ts(i)[:23] + "Z", "type": kind, "payload": payload}
+
+    def rounds(i: int) -> list[dict[str, object]]:
+        out = []
+        if i == 1:
+            meta = {"id": "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000", "cwd": "/home/someone/proj"}
+            out.append(line("session_meta", meta, i))
+        r = rng.random()
+        if r < 0.1:
+            text = [{"type": "input_text", "text": f"step {i}: {rng.choice(_WORDS)}"}]
+            item = {"type": "message", "role": "user", "content": text}
+            out.append(line("response_item", item, i))
+        if r < 0.4:
+            said = [{"type": "output_text", "text": rng.choice(_WORDS)}]
+            item = {"type": "message", "role": "assistant", "content": said}
+            out.append(line("response_item", item, i))
+        call = f"call_{i:08d}"
+        command = json.dumps({"command": ["bash", "-lc", rng.choice(_COMMANDS)]})
+        item = {"type": "function_call", "name": "shell", "arguments": command, "call_id": call}
+        out.append(line("response_item", item, i))
+        output = _small_result(rng)
+        if rng.random() < 0.2:
+            output = json.dumps({"output": output, "metadata": {"exit_code": 0}})
+        item = {"type": "function_call_output", "call_id": call, "output": output}
+        out.append(line("response_item", item, i))
+        out.append(line("event_msg", {"type": "token_count", "info": {"total": 1200 + i}}, i))
+        return out
+
+    return _jsonl(path, size, rounds, compact=True)
+
+
+def line_sizes(path: Path) -> tuple[int, float]:
+    """A file's median line length in bytes, and the share of its lines under 300 bytes."""
+    from collections import Counter
+
+    with open(path, "rb") as fh:
+        counts = Counter(len(line) for line in fh)
+    lines = sum(counts.values())
+    seen = 0
+    for length in sorted(counts):
+        seen += counts[length]
+        if 2 * seen >= lines:
+            break
+    return length, sum(n for size, n in counts.items() if size < 300) / lines
 
 
 def mixed_artifacts(path: Path, files: int, size: int) -> Path:

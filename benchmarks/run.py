@@ -7,11 +7,17 @@ target. Big inputs are generated on first use under `benchmarks/data/`.
 
     python3 dev.py bench            # everything
     python3 dev.py bench check open # only some groups
+    python3 dev.py bench --before 410c68c throughput   # and the --check rows at 410c68c
+
+`--before REV` (or `BENCH_BEFORE=REV`) times the throughput group's `--check` rows
+with the code of REV too, in the same run, on the same inputs (`before.py`): the
+table then has both times and both ratios.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import platform
 import re
 import sys
@@ -22,6 +28,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+
+import before  # noqa: E402
 
 #: Benchmark groups, in the order the scale issue lists its targets.
 GROUPS = {
@@ -53,7 +61,23 @@ def compile_bytecode() -> None:
         compileall.compile_dir(HERE.parent / folder, quiet=2)
 
 
+def _before_arg(argv: list[str]) -> list[str]:
+    """Take `--before REV` / `--before=REV` out of `argv`, into `BENCH_BEFORE`."""
+    rest = []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--before" or arg.startswith("--before="):
+            rev = arg.split("=", 1)[1] if "=" in arg else next(args, "")
+            if not rev or rev.startswith("-"):
+                raise SystemExit("run.py: --before needs a revision, e.g. --before 410c68c")
+            os.environ[before.ENV] = rev
+        else:
+            rest.append(arg)
+    return rest
+
+
 def main(argv: list[str]) -> int:
+    argv = _before_arg(argv)
     wanted = argv or list(GROUPS)
     unknown = [w for w in wanted if w not in GROUPS]
     if unknown:
@@ -63,6 +87,9 @@ def main(argv: list[str]) -> int:
     # ("s" when absent, or "MiB" for memory rows); the ratio is ours / reference.
     rows: list[tuple[Any, ...]] = []
     started = time.time()
+    rev = before.revision()
+    if rev:
+        before.tree(rev)  # made and built now, before anything is timed
     compile_bytecode()
     for group in wanted:
         module = importlib.import_module(GROUPS[group])
@@ -73,8 +100,17 @@ def main(argv: list[str]) -> int:
     counter = "native grapheme counter" if NATIVE else "pure-Python grapheme counter (not built)"
     machine = f"{platform.machine()}, Python {platform.python_version()}, {counter}"
     print(f"\n{machine}, suite took {time.time() - started:.0f}s\n")
-    print("| benchmark | ours | reference | ratio | target | met |")
-    print("|---|---:|---|---:|---:|:-:|")
+    if rev:
+        was = before.tree(rev)
+        print(f"before: {was.short} ({rev}); after: {before.head()} (this tree)\n")
+        print(
+            f"| benchmark | before ({was.short}) | after | reference | ratio before | "
+            "ratio after | target | met (after) |"
+        )
+        print("|---|---:|---:|---|---:|---:|---:|:-:|")
+    else:
+        print("| benchmark | ours | reference | ratio | target | met |")
+        print("|---|---:|---|---:|---:|:-:|")
     failed = 0
     for label, ours, ref, what, *rest in rows:
         unit = rest[0] if rest else "s"
@@ -84,9 +120,21 @@ def main(argv: list[str]) -> int:
         met = "—" if target is None else ("yes" if ratio <= target else "no")
         failed += met == "no"
         ref_text = _TARGET.sub("", what).replace("()", "").strip(" ,;")
+        target_text = f"{'≤ ' + format(target, 'g') + '×' if target is not None else ''}"
+        if rev:
+            was_time = rest[1] if len(rest) > 1 else None
+            was_text, was_ratio = "—", "—"
+            if was_time is not None:
+                was_text = _fmt(was_time, unit)
+                was_ratio = f"{was_time / ref if ref else float('inf'):.2f}×"
+            print(
+                f"| {label} | {was_text} | {_fmt(ours, unit)} | {ref_text}: {_fmt(ref, unit)} | "
+                f"{was_ratio} | {ratio:.2f}× | {target_text} | {met} |"
+            )
+            continue
         print(
             f"| {label} | {_fmt(ours, unit)} | {ref_text}: {_fmt(ref, unit)} | {ratio:.2f}× | "
-            f"{'≤ ' + format(target, 'g') + '×' if target is not None else ''} | {met} |"
+            f"{target_text} | {met} |"
         )
     return 0
 
