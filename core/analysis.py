@@ -20,7 +20,7 @@ import hashlib
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, cast
@@ -32,7 +32,7 @@ from transcript_view.core.artifacts import head_tail_sizes, to_bytes
 from transcript_view.core.canonical import canonical_string, data_digest
 from transcript_view.core.compact import IdOverlay, IdTable
 from transcript_view.core.consistency import end_of_pass_findings
-from transcript_view.core.decoding import SHORT_LINE, as_shape
+from transcript_view.core.decoding import as_shape, decoded_lines
 from transcript_view.core.envelope_shape import EMPTY_PAYLOAD, Line, Payload, ToolCall
 from transcript_view.core.envelope_shape import decode as decode_shape
 from transcript_view.core.envelopes import (
@@ -57,7 +57,6 @@ from transcript_view.core.tables import (
 )
 from transcript_view.core.transcript import (
     LineProblem,
-    Parsed,
     Transcript,
     as_last,
     parse_line_bytes,
@@ -315,7 +314,7 @@ def map_lines(
     With `measure`, the batch also keeps its number for each line (`measures`).
     """
     batch = LineBatch(first, last)
-    _map_into(batch, transcript.raw_chunks(first, last), keys, measure=measure)
+    _map_into(batch, _decoded(batch, transcript.raw_chunks(first, last)), keys, measure=measure)
     return batch.seal()
 
 
@@ -323,31 +322,51 @@ def _unmeasured(kind: str, payload: Payload, raw: bytes) -> int:
     return -1
 
 
+Lines = Iterable[tuple[int, int, bytes, Line]]
+"""Decoded lines: `(line, offset, bytes, shape)`, in file order (`decoding.decoded_lines`)."""
+
+
+def _whole_envelope(
+    raw: bytes, line: int, offset: int, is_last: bool
+) -> Line | LineProblem | None:
+    """A line read whole (`parse_line_bytes`), as the shape: what `decoded_lines` falls
+    back to, and what says why a line decoded as the shape is no envelope. A torn tail
+    is the pass's to make, at the end (`as_last`), so `is_last` is not read."""
+    parsed = parse_line_bytes(raw, line, offset)
+    if parsed is None or isinstance(parsed, LineProblem):
+        return parsed
+    return as_shape(parsed.data, Line)
+
+
+def _decoded(batch: LineBatch, chunks: Iterable[tuple[int, int, list[bytes]]]) -> Lines:
+    """Lines read as bytes, decoded once (`decoding.decoded_lines`); problems to `batch`."""
+    return decoded_lines(chunks, decode_shape, Line, batch.problems, whole=_whole_envelope)
+
+
 def _map_into(
     batch: LineBatch,
-    chunks: Iterable[tuple[int, int, Sequence[bytes | Parsed]]],
+    lines: Lines,
     keys: IdKeys,
     fold: AnalysisPass | None = None,
     measure: Measure | None = None,
 ) -> None:
-    """Add lines to a batch, in runs: `(first line, its offset, [bytes or parsed line, …])`.
+    """Add decoded lines to a batch (their problems are in it already: `_decoded`).
 
     The one place a line is turned into what the fold needs, for the batches of
-    a pass and for the lines `AnalysisPass.feed` is given alike. A line is
-    decoded once, into its shape (`core.envelope_shape.Line`: the fields this loop
-    and a `Measure` read), as `core.decoding.decode_line` decodes every
-    format's: a short ASCII line by msgspec into the shape, any other (or one
-    that is no envelope) by `parse_line_bytes` (msgspec's whole parse where it
-    vouches for the line, the standard parser's otherwise) and converted. It
-    is one loop, with every field access written out, because it runs once a
-    line: a method call or an accessor a field costs more than the decode of a
-    typical line. Each field is read as the `core.envelopes` accessor of the
+    a pass and for the lines `AnalysisPass.feed` is given alike. A line comes
+    decoded once, into its shape (`core.envelope_shape.Line`: the fields this
+    loop and a `Measure` read), by the rule every format's map reads through
+    (`core.decoding.decoded_lines`: a short ASCII line by msgspec into the
+    shape, any other by `parse_line_bytes` and converted); one decoded as the
+    shape that is no envelope is read whole here, for the problem to say why.
+    It is one loop, with every field access written out, because it runs once
+    a line: a method call or an accessor a field costs more than the decode of
+    a typical line. Each field is read as the `core.envelopes` accessor of the
     same name reads it (`Message.role`, `.content`, `.is_sticky`, `.tool_calls`, …).
 
     With `fold` (the pass that absorbs the batch, or a batch's own: `_fold_run`),
     each operation's event goes straight to it instead of into the batch. With
-    `measure` (lines given as bytes), each envelope line's measure goes into
-    `batch.measures`.
+    `measure`, each envelope line's measure goes into `batch.measures`.
     """
     types = batch.types
     add_key, add_key_line = batch.keys.append, batch.key_lines.append
@@ -357,153 +376,133 @@ def _map_into(
     if fold is not None:
         fold_message, fold_dispatched = fold._message, fold._dispatched
         fold_settled = fold._settled
-    decode, key_of, short = decode_shape, keys.__call__, SHORT_LINE
+    key_of = keys.__call__
     envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
     first_envelope, meta_line = batch.first_envelope, batch.meta_line
     measures = None
     count = _unmeasured if measure is None else measure
     if measure is not None:
         measures = batch.measures = array("i", [-1]) * (batch.last - batch.first + 1)
-    obj: Line | None
     kind: str
-    for first, start, items in chunks:
-        line, after = first - 1, start
-        for raw in items:
-            line += 1
-            offset = after
-            if type(raw) is bytes:
-                after = offset + len(raw) + 1
-                obj = None
-                if len(raw) < short and raw.isascii():  # `decoding.decode_line`, inlined
-                    try:
-                        obj = decode(raw)
-                    except Exception:  # anything msgspec refuses: the standard parser says why
-                        obj = None
-                    if obj is not None:
-                        v = obj.v
-                        if type(obj.type) is not str or type(v) is not int or v != ENVELOPE_VERSION:
-                            obj = None  # no envelope: `parse_line_bytes` says why
-                if obj is None:
-                    parsed = parse_line_bytes(raw, line, offset)
-                    if parsed is None:
-                        continue
-                    last_content = line
-                    if isinstance(parsed, LineProblem):
-                        add_problem(parsed)
-                        continue
-                    obj = as_shape(parsed.data, Line)
-            elif isinstance(raw, LineProblem):
-                last_content = line
-                add_problem(raw)
-                continue
-            else:
-                obj = as_shape(cast(Envelope, raw).data, Line)
-            kind = obj.type
+    for line, offset, raw, obj in lines:
+        kind, v = obj.type, obj.v
+        if type(kind) is not str or type(v) is not int or v != ENVELOPE_VERSION:
+            # Decoded as the shape, yet no envelope: the whole parse says why.
             last_content = line
-            envelopes += 1
-            types[kind] = types.get(kind, 0) + 1
-            if first_envelope is None:
-                first_envelope = (line, kind)
-            env_id = obj.id
-            if type(env_id) is str:
-                key = key_of(env_id)
-                add_key(key)
-                add_key_line(line)
-            else:
-                env_id = None
-            p = obj.payload
-            if type(p) is not Payload:
-                p = EMPTY_PAYLOAD
-            if measures is not None:
-                measures[line - batch.first] = count(kind, p, cast(bytes, raw))
-            if kind == "message":
-                role = p.role
-                if type(role) is not str:
-                    role = "user"
-                code = ROLE_CODES.get(role, 7)
-                if code == 7:
-                    roles[line] = role
-                add_line(line)
-                add_replay_key(key if env_id else key_of(f"line-{line}"))
-                if p.sticky or p.sysprompt or p.depth is not None:
-                    code |= STICKY
-                add_flags(code)
-                content = p.content
-                if type(content) is not str:
-                    content = field_text(content)
-                call_ids: tuple[str, ...] = ()
-                call_id = digest = None
-                is_error = False
-                if role == "assistant":
-                    last_turn = line
-                    calls = p.tool_calls
-                    if type(calls) is list and calls:
-                        call_ids = tuple(field_text(c.id) for c in calls if type(c) is ToolCall)
-                elif role == "tool":
-                    call_id = p.tool_call_id
-                    if type(call_id) is not str:
-                        call_id = None
-                    if call_id is not None:
-                        is_error = bool(p.is_error)
-                        digest = string_digest(content)
-                sites = ambiguous = None
-                if "[... elided " in content:
-                    found_sites = _marker_sites(line, env_id, role, content)
-                    if found_sites is not None:
-                        sites, ambiguous = found_sites
-                if call_ids or call_id is not None or sites:
-                    if fold is not None:
-                        fold_message(line, call_ids, call_id, is_error, digest, sites, ambiguous)
-                    else:
-                        add_event(
-                            (
-                                EV_MESSAGE,
-                                line,
-                                call_ids,
-                                call_id,
-                                is_error,
-                                digest,
-                                sites,
-                                ambiguous,
-                            )
+            whole = _whole_envelope(raw, line, offset, False)
+            if not isinstance(whole, Line):
+                if whole is not None:
+                    add_problem(whole)
+                continue
+            obj, kind = whole, whole.type
+        last_content = line
+        envelopes += 1
+        types[kind] = types.get(kind, 0) + 1
+        if first_envelope is None:
+            first_envelope = (line, kind)
+        env_id = obj.id
+        if type(env_id) is str:
+            key = key_of(env_id)
+            add_key(key)
+            add_key_line(line)
+        else:
+            env_id = None
+        p = obj.payload
+        if type(p) is not Payload:
+            p = EMPTY_PAYLOAD
+        if measures is not None:
+            measures[line - batch.first] = count(kind, p, raw)
+        if kind == "message":
+            role = p.role
+            if type(role) is not str:
+                role = "user"
+            code = ROLE_CODES.get(role, 7)
+            if code == 7:
+                roles[line] = role
+            add_line(line)
+            add_replay_key(key if env_id else key_of(f"line-{line}"))
+            if p.sticky or p.sysprompt or p.depth is not None:
+                code |= STICKY
+            add_flags(code)
+            content = p.content
+            if type(content) is not str:
+                content = field_text(content)
+            call_ids: tuple[str, ...] = ()
+            call_id = digest = None
+            is_error = False
+            if role == "assistant":
+                last_turn = line
+                calls = p.tool_calls
+                if type(calls) is list and calls:
+                    call_ids = tuple(field_text(c.id) for c in calls if type(c) is ToolCall)
+            elif role == "tool":
+                call_id = p.tool_call_id
+                if type(call_id) is not str:
+                    call_id = None
+                if call_id is not None:
+                    is_error = bool(p.is_error)
+                    digest = string_digest(content)
+            sites = ambiguous = None
+            if "[... elided " in content:
+                found_sites = _marker_sites(line, env_id, role, content)
+                if found_sites is not None:
+                    sites, ambiguous = found_sites
+            if call_ids or call_id is not None or sites:
+                if fold is not None:
+                    fold_message(line, call_ids, call_id, is_error, digest, sites, ambiguous)
+                else:
+                    add_event(
+                        (
+                            EV_MESSAGE,
+                            line,
+                            call_ids,
+                            call_id,
+                            is_error,
+                            digest,
+                            sites,
+                            ambiguous,
                         )
-            elif kind == "tool-dispatched":
-                want = p.arguments_digest
-                arguments = p.arguments
-                mismatch = None
-                if want is not None and arguments is not None and type(want) is str:
-                    mismatch = _arguments_mismatch(want, arguments)
-                call = p.call_id
-                if type(call) is not str:
-                    call = field_text(call)
-                op_key = key if env_id is not None else 0
-                if fold is not None:
-                    fold_dispatched(line, call, env_id, op_key, mismatch)
-                else:
-                    add_event((EV_DISPATCH, line, call, env_id, op_key, mismatch))
-            elif kind == "tool-settled":
-                op_id = p.op_id
-                if type(op_id) is not str:
-                    op_id = None
-                artifact = p.artifact
-                if type(artifact) is not dict:
-                    artifact = None
-                digest = p.result_digest
-                if type(digest) is not str:
-                    digest = None
-                op_key = key_of(op_id) if op_id is not None else 0
-                if fold is not None:
-                    fold_settled(line, op_id, op_key, artifact, digest)
-                else:
-                    add_event((EV_SETTLE, line, op_id, op_key, artifact, digest))
-            elif kind == "session-meta":
-                if meta_line is None:
-                    meta_line = line
-            elif kind == "compaction":
-                through = field_str(p.replaces_through_id)
-                add_event((EV_COMPACTION, line, through, env_id))
-            elif kind == "elision":
-                add_event((EV_ELISION, line, _elision_items(p.items)))
+                    )
+        elif kind == "tool-dispatched":
+            want = p.arguments_digest
+            arguments = p.arguments
+            mismatch = None
+            if want is not None and arguments is not None and type(want) is str:
+                mismatch = _arguments_mismatch(want, arguments)
+            call = p.call_id
+            if type(call) is not str:
+                call = field_text(call)
+            op_key = key if env_id is not None else 0
+            if fold is not None:
+                fold_dispatched(line, call, env_id, op_key, mismatch)
+            else:
+                add_event((EV_DISPATCH, line, call, env_id, op_key, mismatch))
+        elif kind == "tool-settled":
+            op_id = p.op_id
+            if type(op_id) is not str:
+                op_id = None
+            artifact = p.artifact
+            if type(artifact) is not dict:
+                artifact = None
+            digest = p.result_digest
+            if type(digest) is not str:
+                digest = None
+            op_key = key_of(op_id) if op_id is not None else 0
+            if fold is not None:
+                fold_settled(line, op_id, op_key, artifact, digest)
+            else:
+                add_event((EV_SETTLE, line, op_id, op_key, artifact, digest))
+        elif kind == "session-meta":
+            if meta_line is None:
+                meta_line = line
+        elif kind == "compaction":
+            through = field_str(p.replaces_through_id)
+            add_event((EV_COMPACTION, line, through, env_id))
+        elif kind == "elision":
+            add_event((EV_ELISION, line, _elision_items(p.items)))
+    problems = batch.problems
+    if problems and problems[-1].line > last_content:  # a bad line is content too
+        last_content = problems[-1].line
     batch.envelopes, batch.last_content, batch.last_turn = envelopes, last_content, last_turn
     batch.first_envelope, batch.meta_line = first_envelope, meta_line
 
@@ -573,7 +572,7 @@ def fold_lines(
     """
     batch = LineBatch(first, last)
     local = AnalysisPass(transcript, exact_ids=False, local=True, keys=keys)
-    _map_into(batch, transcript.raw_chunks(first, last), keys, local, measure)
+    _map_into(batch, _decoded(batch, transcript.raw_chunks(first, last)), keys, local, measure)
     batch.folded = local.export()
     return batch.seal()
 
@@ -612,7 +611,8 @@ def _batches(
     if n <= 1 or len(runs) < 2:
         for first, last in runs:
             batch = LineBatch(first, last)
-            _map_into(batch, transcript.raw_chunks(first, last), keys, fold, measure)
+            lines = _decoded(batch, transcript.raw_chunks(first, last))
+            _map_into(batch, lines, keys, fold, measure)
             yield batch.seal()
         return
     job = _fold_run if fold is not None else _map_run
@@ -744,7 +744,12 @@ class AnalysisPass:
     def feed(self, parsed: Envelope | LineProblem) -> None:
         """Take one parsed line, in file order."""
         batch = LineBatch(parsed.line, parsed.line)
-        _map_into(batch, ((parsed.line, parsed.offset, (parsed,)),), self.id_keys)
+        if isinstance(parsed, LineProblem):
+            batch.problems.append(parsed)
+            lines: Lines = ()
+        else:
+            lines = ((parsed.line, parsed.offset, b"", as_shape(parsed.data, Line)),)
+        _map_into(batch, lines, self.id_keys)
         self.absorb(batch)
 
     def snapshot(self) -> AnalysisPass:

@@ -5,13 +5,13 @@ accepting any JSON value, and decodes each line once into that shape, which
 skips every other field and makes no dict: the reference format's
 `core.envelope_shape.Line`, Claude Code's `formats.claude_lines.Line`, Codex's
 `formats.codex.Line`. The rule of when that decode may be taken, and what
-stands in for it otherwise, is here, once; a pass's loop may write it out
-inline where it runs once a line, and says so.
+stands in for it otherwise, is here, once: `decode_line` for one line, and
+`decoded_lines`, the loop every format's map reads its lines through.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from types import UnionType
 from typing import Any, TypeVar, Union, get_args, get_origin
@@ -112,3 +112,56 @@ def _shape_in(kind: object) -> type[msgspec.Struct] | None:
 @cache
 def _field_types(shape: type[msgspec.Struct]) -> dict[str, object]:
     return {f.encode_name: f.type for f in msgspec.structs.fields(shape)}
+
+
+Whole = Callable[[bytes, int, int, bool], "S | LineProblem | None"]
+"""A format's decode of a line its shape's decode does not vouch for: `(the line's bytes,
+its number, its offset, whether it is the file's last line with content) -> its shape,
+its problem, or None for a blank line` (what `parse_whole` is for most formats)."""
+
+
+def decoded_lines(
+    chunks: Iterable[tuple[int, int, Sequence[bytes]]],
+    decode: Callable[[bytes], S],
+    shape: type[S],
+    problems: list[LineProblem],
+    last_content: int = 0,
+    whole: Whole[S] | None = None,
+) -> Iterator[tuple[int, int, bytes, S]]:
+    """Every line of `chunks` decoded once, as `decode_line` decodes one: `(line, offset,
+    bytes, shape)`, in order; a line that is a problem goes to `problems` instead, and a
+    blank line is skipped.
+
+    `chunks` are `Transcript.raw_chunks`' runs: `(first line, its offset, [bytes, ...])`.
+    The rule written once as the loop every format's map runs, once a line, which is why
+    it is a loop and not `decode_line` called a line at a time. `last_content` is the
+    file's last line with content (a bad line there is a torn tail; 0: none is).
+    `whole` stands in for `parse_whole` where a format reads a line whole its own way.
+    """
+    short = SHORT_LINE
+    add_problem = problems.append
+    for first, start, items in chunks:
+        line, after = first - 1, start
+        for raw in items:
+            line += 1
+            offset = after
+            after = offset + len(raw) + 1
+            obj: S | None = None
+            if len(raw) < short and raw.isascii():
+                try:
+                    obj = decode(raw)
+                except Exception:  # DecodeError, ValidationError: the standard parser says why
+                    obj = None
+            if obj is None:
+                got = (
+                    parse_whole(shape, raw, line, offset, is_last=line == last_content)
+                    if whole is None
+                    else whole(raw, line, offset, line == last_content)
+                )
+                if got is None:
+                    continue
+                if isinstance(got, LineProblem):
+                    add_problem(got)
+                    continue
+                obj = got
+            yield line, offset, raw, obj

@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from transcript_view.core.decoding import SHORT_LINE, decode_line, parse_whole
+from transcript_view.core.decoding import decode_line, decoded_lines
 from transcript_view.core.formats.batches import LATER, Later
 from transcript_view.core.formats.claude_markers import (
     PREVIEW_UNITS,
@@ -374,101 +374,84 @@ def map_claude(
     envelopes = 0
     previous: str | Later | None = LATER
     response: tuple[object, object, int] | Later | None = LATER
-    decode, short = _decode, SHORT_LINE
-    for start, begin, parts in transcript.raw_chunks(first, last):
-        line, after = start - 1, begin
-        for raw in parts:
-            line += 1
-            offset = after
-            after = offset + len(raw) + 1
-            obj = None
-            if len(raw) < short and raw.isascii():  # `decoding.decode_line`, inlined
-                try:
-                    obj = decode(raw)
-                except Exception:  # what msgspec refuses: the standard parser says why
-                    obj = None
-            if obj is None:
-                whole = parse_whole(Line, raw, line, offset, is_last=line == last_content)
-                if whole is None:
-                    continue
-                if isinstance(whole, LineProblem):
-                    problems.append(whole)
-                    continue
-                obj = whole
-            envelopes += 1
-            kind = obj.type
-            if type(kind) is not str:
-                count("?")
-                continue
-            count(kind)
-            if kind not in CONVERSATION:
-                if kind == "content-replacement":
-                    _replacements(b, line, obj.replacements)
-                continue
-            # The uuid tree: a line whose parent is not the line before is a branch.
-            uuid = obj.uuid
-            notes: list[Note] | None = None
-            if type(uuid) is str:
-                if obj.isSidechain is True:
-                    notes = [SIDECHAIN]
-                parent = obj.parentUuid
-                if type(parent) is str and parent != previous:
-                    if previous is LATER:
-                        notes = (notes or []) + [(FIRST_BRANCH, parent)]
-                    elif previous is not None:
-                        at = uuids.get(parent)
-                        note: Note = branch_words(at) if at is not None else (BRANCH, parent)
-                        notes = (notes or []) + [note]
-                uuids[uuid] = line
-                previous = uuid
-            if kind == "user":
-                if obj.isCompactSummary is True:
-                    notes = (notes or []) + [SUMMARY]
-                message = obj.message
-                content = message.content if type(message) is Message else None
-                if type(content) is list:
-                    notes = _user(b, tools, transcript.path, line, obj, content, notes, keys)
-            elif kind == "assistant":
-                message = obj.message
-                msg_id = message.id if type(message) is Message else None
-                if msg_id is None:
-                    response = None
-                else:
-                    request = obj.requestId
-                    begins = line
-                    if response is LATER:
-                        notes = (notes or []) + [(CONTINUES, msg_id, request)]
-                        begins = HEAD_FIRST
-                    elif response is not None and (msg_id, request) == response[:2]:
-                        begins = response[2]
-                        note = continues_words(begins) if begins != HEAD_FIRST else (HEAD,)
-                        notes = (notes or []) + [note]
-                    response = (msg_id, request, begins)
-                if type(message) is Message and type(message.content) is list:
-                    for block in message.content:
-                        if type(block) is Block and block.type == "tool_use":
-                            tid, name = block.id, block.name
-                            if type(tid) is str:
-                                ids.add(tid)
-                                if type(name) is str:
-                                    tools[tid] = name
-                                    tool_key(keys(tid))
-                                    tool_line(line)
-            elif obj.subtype == "compact_boundary":
-                meta = obj.compactMetadata
-                trigger = meta.trigger if type(meta) is CompactMetadata else None
-                parent = obj.logicalParentUuid
-                before = uuids.get(parent) if type(parent) is str else None
-                if before is None and type(parent) is str:
-                    notes = (notes or []) + [(COMPACTION, trigger, parent)]
-                else:
-                    notes = (notes or []) + [compaction_words(trigger, before)]
-            if notes is not None:
-                tags[line] = notes
-                for note in notes:
-                    if type(note) is tuple:
-                        later(line)
-                        break
+    lines = decoded_lines(
+        transcript.raw_chunks(first, last), _decode, Line, problems, last_content
+    )
+    for line, _, _, obj in lines:
+        envelopes += 1
+        kind = obj.type
+        if type(kind) is not str:
+            count("?")
+            continue
+        count(kind)
+        if kind not in CONVERSATION:
+            if kind == "content-replacement":
+                _replacements(b, line, obj.replacements)
+            continue
+        # The uuid tree: a line whose parent is not the line before is a branch.
+        uuid = obj.uuid
+        notes: list[Note] | None = None
+        if type(uuid) is str:
+            if obj.isSidechain is True:
+                notes = [SIDECHAIN]
+            parent = obj.parentUuid
+            if type(parent) is str and parent != previous:
+                if previous is LATER:
+                    notes = (notes or []) + [(FIRST_BRANCH, parent)]
+                elif previous is not None:
+                    at = uuids.get(parent)
+                    note: Note = branch_words(at) if at is not None else (BRANCH, parent)
+                    notes = (notes or []) + [note]
+            uuids[uuid] = line
+            previous = uuid
+        if kind == "user":
+            if obj.isCompactSummary is True:
+                notes = (notes or []) + [SUMMARY]
+            message = obj.message
+            content = message.content if type(message) is Message else None
+            if type(content) is list:
+                notes = _user(b, tools, transcript.path, line, obj, content, notes, keys)
+        elif kind == "assistant":
+            message = obj.message
+            msg_id = message.id if type(message) is Message else None
+            if msg_id is None:
+                response = None
+            else:
+                request = obj.requestId
+                begins = line
+                if response is LATER:
+                    notes = (notes or []) + [(CONTINUES, msg_id, request)]
+                    begins = HEAD_FIRST
+                elif response is not None and (msg_id, request) == response[:2]:
+                    begins = response[2]
+                    note = continues_words(begins) if begins != HEAD_FIRST else (HEAD,)
+                    notes = (notes or []) + [note]
+                response = (msg_id, request, begins)
+            if type(message) is Message and type(message.content) is list:
+                for block in message.content:
+                    if type(block) is Block and block.type == "tool_use":
+                        tid, name = block.id, block.name
+                        if type(tid) is str:
+                            ids.add(tid)
+                            if type(name) is str:
+                                tools[tid] = name
+                                tool_key(keys(tid))
+                                tool_line(line)
+        elif obj.subtype == "compact_boundary":
+            meta = obj.compactMetadata
+            trigger = meta.trigger if type(meta) is CompactMetadata else None
+            parent = obj.logicalParentUuid
+            before = uuids.get(parent) if type(parent) is str else None
+            if before is None and type(parent) is str:
+                notes = (notes or []) + [(COMPACTION, trigger, parent)]
+            else:
+                notes = (notes or []) + [compaction_words(trigger, before)]
+        if notes is not None:
+            tags[line] = notes
+            for note in notes:
+                if type(note) is tuple:
+                    later(line)
+                    break
     b.envelopes = envelopes
     b.types = dict(Counter(kinds))
     b.last_uuid = previous if type(previous) is str else None

@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from transcript_view.core.decoding import SHORT_LINE, decode_line, parse_whole
+from transcript_view.core.decoding import decode_line, decoded_lines
 from transcript_view.core.formats.batches import (
     LATER,
     Later,
@@ -214,56 +214,39 @@ def map_codex(
     kinds: list[str] = []  # each record's type, counted at the end (in C)
     count = kinds.append
     envelopes = 0
-    decode, short = _decode, SHORT_LINE
-    for start, begin, parts in transcript.raw_chunks(first, last):
-        line, after = start - 1, begin
-        for raw in parts:
-            line += 1
-            offset = after
-            after = offset + len(raw) + 1
-            obj = None
-            if len(raw) < short and raw.isascii():  # `decoding.decode_line`, inlined
-                try:
-                    obj = decode(raw)
-                except Exception:  # what msgspec refuses: the standard parser says why
-                    obj = None
-            if obj is None:
-                whole = parse_whole(Line, raw, line, offset, is_last=line == last_content)
-                if whole is None:
-                    continue
-                if isinstance(whole, LineProblem):
-                    problems.append(whole)
-                    continue
-                obj = whole
-            envelopes += 1
-            kind = obj.type
-            kind = kind if type(kind) is str else "?"
-            count(kind)
-            item = obj.payload
-            if kind != "response_item" or type(item) is not Payload:
+    lines = decoded_lines(
+        transcript.raw_chunks(first, last), _decode, Line, problems, last_content
+    )
+    for line, _, _, obj in lines:
+        envelopes += 1
+        kind = obj.type
+        kind = kind if type(kind) is str else "?"
+        count(kind)
+        item = obj.payload
+        if kind != "response_item" or type(item) is not Payload:
+            continue
+        what = item.type
+        if type(what) is not str:
+            continue  # no call and no output
+        call_id = item.call_id
+        call_id = call_id if type(call_id) is str else None
+        if what in CALL_TYPES:
+            if call_id is not None:
+                calls[call_id] = _tool_of(item, what)
+                call_key(keys(call_id))
+                call_line(line)
+        elif what in OUTPUT_TYPES:
+            output = item.output
+            if type(output) is str and not output.startswith('{"output"'):
+                # `output_parts` of a plain string, written out: most outputs are one.
+                found = find_notices(output)
+                if found:
+                    _sites(b, calls, line, call_id, -1, 0, output, found)
                 continue
-            what = item.type
-            if type(what) is not str:
-                continue  # no call and no output
-            call_id = item.call_id
-            call_id = call_id if type(call_id) is str else None
-            if what in CALL_TYPES:
-                if call_id is not None:
-                    calls[call_id] = _tool_of(item, what)
-                    call_key(keys(call_id))
-                    call_line(line)
-            elif what in OUTPUT_TYPES:
-                output = item.output
-                if type(output) is str and not output.startswith('{"output"'):
-                    # `output_parts` of a plain string, written out: most outputs are one.
-                    found = find_notices(output)
-                    if found:
-                        _sites(b, calls, line, call_id, -1, 0, output, found)
-                    continue
-                for part, base, text in output_parts(output):
-                    found = find_notices(text)
-                    if found:
-                        _sites(b, calls, line, call_id, part, base, text, found)
+            for part, base, text in output_parts(output):
+                found = find_notices(text)
+                if found:
+                    _sites(b, calls, line, call_id, part, base, text, found)
     b.envelopes = envelopes
     b.types = dict(Counter(kinds))
     return b
