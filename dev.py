@@ -75,11 +75,13 @@ def ensure_env() -> None:
     subprocess.run(
         [*pip, "install", "-c", str(CONSTRAINTS), "-e", f"{ROOT}[test]"], check=True, env=env
     )
+    # Asked without TRANSCRIPT_VIEW_PURE: exported in the shell, it would hide what was built.
+    unpure = {k: v for k, v in os.environ.items() if k != "TRANSCRIPT_VIEW_PURE"}
     native = subprocess.run(
         [str(PY), "-c", "import transcript_view.core.graphemes as g, "
          "transcript_view.core.transcript as t;"
          " print(g.NATIVE and t._lines is not None)"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT, capture_output=True, text=True, env=unpure,
     ).stdout.strip()
     if native != "True":
         print("dev.py: the native grapheme counter and line scanner (core/_gcount.c,"
