@@ -140,8 +140,17 @@ def _adopt(shared: Any, collect: bool) -> None:
         gc.disable()
 
 
-def _run(work: Callable[[Any, Any], Any], jobs: list[Any]) -> list[Any]:
-    return [work(_shared, job) for job in jobs]
+def _run(work: Callable[[Any, Any], Any], jobs: list[Any]) -> list[tuple[bool, Any]]:
+    """A worker's share: each job's `(True, result)`, or `(False, what it raised)` and no
+    more (so a chunk's results before a failing job still reach the caller, in order)."""
+    out: list[tuple[bool, Any]] = []
+    for job in jobs:
+        try:
+            out.append((True, work(_shared, job)))
+        except Exception as exc:
+            out.append((False, exc))
+            break
+    return out
 
 
 def ordered(
@@ -160,26 +169,30 @@ def ordered(
     `IN_FLIGHT` sends a worker queued, so a consumer slower than the workers
     never holds more than a few results. Jobs go `chunk` at a time (one send
     and one reply for many small jobs). `work` must be a module-level function
-    (it is sent by name), and a job and its result must pickle. A worker's
-    cyclic garbage collector is off unless `collect` (for jobs that make
-    cycles: a whole transcript's check).
+    (it is sent by name; one that does not pickle is refused here, before any
+    worker starts), and a job and its result must pickle. A worker's cyclic
+    garbage collector is off unless `collect` (for jobs that make cycles: a
+    whole transcript's check).
 
     Closing the iterator (a consumer that stops reading, a cancel) cancels
-    every send that has not started and waits only for the running ones. An
-    exception a job raises is raised here, at its place in the order.
+    every send that has not started and waits only for those already taken.
+    An exception a job raises is raised here, at its place in the order,
+    after the results of the jobs before it, whatever `chunk` and `workers` are.
     """
     if workers <= 1:
         for job in jobs:
             yield work(shared, job)
         return
+    pickle.dumps(work)  # a lambda or a closure: its TypeError now, not a hung pool later
     todo = iter(jobs)
 
     def nxt() -> list[J]:
         return list(islice(todo, chunk))
 
     executor = pool(workers, _adopt, (shared, collect))
+    clean = False
     try:
-        flight: deque[concurrent.futures.Future[list[R]]] = deque()
+        flight: deque[concurrent.futures.Future[list[tuple[bool, Any]]]] = deque()
         for _ in range(IN_FLIGHT * workers):
             group = nxt()
             if not group:
@@ -190,9 +203,18 @@ def ordered(
             group = nxt()
             if group:
                 flight.append(executor.submit(_run, work, group))
-            yield from results
+            for ok, value in results:
+                if not ok:
+                    raise value
+                yield value
+        clean = True
+    except GeneratorExit:  # closed by its consumer: the pool is whole, wait for what runs
+        clean = True
+        raise
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        # After an error the pool may be broken (a job that did not pickle leaves its
+        # feeder thread gone, and a waiting shutdown never returns: CPython gh-116685).
+        executor.shutdown(wait=clean, cancel_futures=True)
 
 
 # -- a server for a threaded program ---------------------------------------------------------------

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -298,3 +300,54 @@ def test_the_server_and_its_workers_yield_the_cpu_to_the_program(
     # Capped at 19, the niceness a process can have at most.
     assert own == forked == min(mine + parallel.SERVER_NICENESS, 19)
     assert os.nice(0) == mine  # this process is as it was
+
+
+# -- the one runner ------------------------------------------------------------------------------
+
+
+def _square_or_fail(shared: int, job: int) -> int:
+    """A job: `job` squared plus `shared`; job 5 raises."""
+    if job == 5:
+        raise ValueError(f"job {job} failed")
+    return job * job + shared
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("chunk", [1, 3, 4])
+def test_ordered_yields_in_order_and_raises_at_the_failing_jobs_place(
+    workers: int, chunk: int
+) -> None:
+    """Found in review: with chunks, the results before a failing job in its chunk
+    were lost, and how many came out depended on the worker count."""
+    got: list[int] = []
+    with pytest.raises(ValueError, match="job 5 failed"):
+        for value in parallel.ordered(_square_or_fail, 1, range(20), workers, chunk=chunk):
+            got.append(value)
+    assert got == [j * j + 1 for j in range(5)]
+    assert list(parallel.ordered(_square_or_fail, 0, range(5), workers, chunk=chunk)) == [
+        0, 1, 4, 9, 16,
+    ]  # fmt: skip
+
+
+def test_ordered_refuses_work_that_cannot_be_sent_before_any_worker_starts() -> None:
+    """Found in review: a lambda made the pool's feeder fail and its shutdown wait forever
+    (CPython gh-116685). Run in a child with a time limit, so a hang fails the test."""
+    code = (
+        "from transcript_view.core import parallel\n"
+        "try:\n"
+        "    list(parallel.ordered(lambda s, j: j, None, range(10), 2))\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() in ("PicklingError", "AttributeError", "TypeError")
+
+
+def test_closing_ordered_stops_sending_jobs() -> None:
+    """A consumer that stops early: no job past those already sent is run."""
+    seen = parallel.ordered(_square_or_fail, 0, range(1000), 2)
+    assert [next(seen), next(seen)] == [0, 1]
+    seen.close()
+    assert list(seen) == []
