@@ -678,6 +678,10 @@ class AnalysisPass:
         self.ids_seen: IdTable | IdOverlay = IdTable(
             expected=transcript.line_count if exact_ids else 0
         )
+        # An id whose key an earlier, different id holds in those tables (a collision:
+        # almost never, `core.keys`): its first line, and its operation's row, by the id.
+        self.ids_collided: dict[str, int] = {}
+        self.ops_collided: dict[str, int] = {}
         # Without exact ids: every id's key by line, each run's keys sorted, and
         # each operation row's dispatch key (0: none yet).
         self.keys = array("q")
@@ -858,6 +862,11 @@ class AnalysisPass:
                 continue
             env = read_envelope(self.t, line, limit=None)
             env_id = env.id if env is not None else None
+            if env_id is not None and self._id_of(earlier) != env_id:
+                # Another id holds this key: this one is looked up by its string.
+                earlier = self.ids_collided.setdefault(env_id, line)
+                if earlier == line:
+                    continue
             if env_id is not None and id_at(self.t, earlier) == env_id:
                 self.analysis.findings.append(
                     Finding(
@@ -883,8 +892,8 @@ class AnalysisPass:
         if total < 2:
             return True
         buckets = 1 << (total >> 14).bit_length()
-        step = (1 << 64) // buckets
-        lo = -(1 << 63)
+        step = (1 << 62) // buckets  # keys are in [1, 2**62] (`core.keys`)
+        lo = 0
         for b in range(buckets):
             hi = lo + step if b < buckets - 1 else 1 << 63
             piece = array("q")
@@ -897,21 +906,32 @@ class AnalysisPass:
             lo = hi
         return True
 
-    def _first_line(self, key: int, before: int) -> int:
-        """The first line up to `before` whose envelope id has `key`, or -1."""
+    def _first_line(self, text: str, before: int) -> int:
+        """The first line up to `before` whose envelope id is `text`, or -1."""
         if self.exact_ids:
-            line = self.ids_seen.get(key)
+            line = self.ids_seen.get(self.id_keys(text))
+            if line >= 0 and self._id_of(line) != text:
+                line = self.ids_collided.get(text, -1)
         else:
             try:
-                line = self.key_lines[self.keys.index(key)]
+                line = self.key_lines[self.keys.index(self.id_keys(text))]
             except ValueError:
                 line = -1
         return line if 0 <= line <= before else -1
 
-    def _dispatch_row(self, key: int) -> int:
-        """The operation row an earlier dispatch of this op id key made, or -1."""
+    def _id_of(self, line: int) -> str | None:
+        """The envelope id on `line` as written (`id_at` names an empty one by its line):
+        what tells a key another id holds from a repeat of this one."""
+        env = read_envelope(self.t, line, limit=None)
+        return env.id if env is not None else None
+
+    def _dispatch_row(self, op_id: str, key: int) -> int:
+        """The operation row an earlier dispatch of `op_id` (its key `key`) made, or -1."""
         if self.exact_ids:
-            return self.op_ids.get(key)
+            row = self.op_ids.get(key)
+            if row >= 0 and self._id_of(self.ops.line("dispatch", row)) != op_id:
+                row = self.ops_collided.get(op_id, -1)
+            return row
         try:
             return self.dispatch_keys.index(key)
         except ValueError:
@@ -1138,8 +1158,13 @@ class AnalysisPass:
                 # Every id is unique (or this pass is thrown away): a new operation.
                 self.pending[op_id] = row
                 self.dispatch_keys[row] = key
-            elif self.op_ids.setdefault(key, row) < 0:
-                self.pending[op_id] = row
+            else:
+                earlier = self.op_ids.setdefault(key, row)
+                if earlier >= 0 and self._id_of(self.ops.line("dispatch", earlier)) != op_id:
+                    earlier = self.ops_collided.setdefault(op_id, row)  # another id's key
+                    earlier = -1 if earlier == row else earlier
+                if earlier < 0:
+                    self.pending[op_id] = row
         queue = self.unanswered.get(call_id)
         if queue is None:
             self.unanswered[call_id] = [row]
@@ -1158,7 +1183,7 @@ class AnalysisPass:
     ) -> None:
         row = self.pending.pop(op_id, -1) if op_id is not None else -1
         if row < 0:
-            earlier = self._dispatch_row(key) if op_id is not None else -1
+            earlier = self._dispatch_row(op_id, key) if op_id is not None else -1
             if self.local and op_id is not None and earlier < 0:
                 # Dispatched before this batch, perhaps: only the fold knows.
                 self.deferred.append((_SETTLE, line, op_id, key, artifact, want))
@@ -1214,7 +1239,7 @@ class AnalysisPass:
         if through is None:
             return "the compaction names no message to replace through (no replaces-through-id)"
         quoted = repr(through[:80])
-        earlier = self._first_line(self.id_keys(through), line)
+        earlier = self._first_line(through, line)
         if earlier < 0 or id_at(self.t, earlier) != through:
             return f"the compaction replaces through {quoted}, an id no earlier line has"
         env = read_envelope(self.t, earlier)

@@ -529,8 +529,9 @@ def _crlf_pairs(text: str) -> int:
     """
     if "\r" not in text:
         return 0
-    if _gcount is not None:
-        return _gcount.crlf_pairs(text)
+    native = getattr(_gcount, "crlf_pairs", None)  # None in a build older than it, too
+    if native is not None:
+        return int(native(text))
     return text.count(_CRLF)
 
 

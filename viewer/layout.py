@@ -118,7 +118,8 @@ class RowLayout:
         changed = {i: n for i, n in changes.items() if i < len(counts) and counts[i] != n}
         if not changed:
             return False
-        for i, n in changed.items():
+        values = count_array(list(changed.values()))  # a count that does not fit: before any
+        for i, n in zip(changed, values, strict=True):
             counts[i] = n
         firsts: dict[int, int] = {}
         for i in changed:

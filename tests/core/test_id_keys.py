@@ -8,13 +8,23 @@ reading would confuse, and a modulus that is a prime drawn per run.
 
 from __future__ import annotations
 
+import json
 import pickle
+from pathlib import Path
 
 import pytest
+from _analysis_dump import dump, dump_session
+from _random_transcripts import random_transcript
+from _sessions import random_claude_session, random_codex_rollout
 from hypothesis import given
 from hypothesis import strategies as st
 
+import transcript_view.core.transcript as transcript_module
+from transcript_view.core.analysis import AnalysisPass, analyse
+from transcript_view.core.formats.claude_code import analyse_claude
+from transcript_view.core.formats.codex import analyse_codex
 from transcript_view.core.keys import IdKeys, is_prime, random_prime
+from transcript_view.core.transcript import Transcript
 
 
 def _sieve(n: int) -> list[bool]:
@@ -69,3 +79,71 @@ def test_keys_pickle_as_their_modulus() -> None:
 def test_a_modulus_that_is_no_prime_below_two_to_the_62_is_refused(bad: int) -> None:
     with pytest.raises(ValueError, match="prime"):
         IdKeys(bad)
+
+
+# -- a collision costs time, never an answer -------------------------------------------------------
+
+
+def _tiny(monkeypatch: pytest.MonkeyPatch, modulus: int) -> None:
+    """Every pass keys its ids modulo a tiny prime: ids collide all the time."""
+    monkeypatch.setattr(IdKeys, "new", classmethod(lambda cls: cls(modulus)))
+
+
+@pytest.mark.parametrize("modulus", [3, 101])
+@pytest.mark.parametrize("seed", range(8))
+def test_every_pass_answers_the_same_when_ids_collide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, modulus: int
+) -> None:
+    """Found in review: the exact pass's id tables took a colliding id for a repeat (a
+    false "no earlier line dispatched", a missed duplicate). Every format, every pass."""
+    monkeypatch.setattr(transcript_module, "READ_CHUNK", 700)
+    reference = tmp_path / "t.jsonl"
+    reference.write_bytes(random_transcript(seed, 120))
+    session = random_claude_session(tmp_path / "projects" / "p", seed, 80)
+    rollout = random_codex_rollout(tmp_path / "r.jsonl", seed, 80)
+    cases = [(reference, analyse, dump), (session, analyse_claude, dump_session),
+             (rollout, analyse_codex, dump_session)]  # fmt: skip
+    want = []
+    for path, read, show in cases:
+        with Transcript.open(path) as t:
+            want.append(show(read(t, workers=1)))
+    _tiny(monkeypatch, modulus)
+    for (path, read, show), expected in zip(cases, want, strict=True):
+        with Transcript.open(path) as t:
+            assert show(read(t, workers=1)) == expected
+
+
+def test_an_exact_pass_confirms_each_id_it_finds_by_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The review's case: `msg-a` and `msg-131` share a key modulo 101."""
+    keys = IdKeys(101)
+    assert keys("msg-a") == keys("msg-131")
+
+    def env(id_: str, kind: str, payload: dict[str, object]) -> str:
+        return json.dumps({"id": id_, "type": kind, "v": 1, "payload": payload})
+
+    call = {"role": "assistant", "content": "", "tool-calls": [{"id": "c1"}, {"id": "c2"}]}
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        "\n".join([
+            env("m0", "message", call),
+            env("msg-a", "tool-dispatched", {"call-id": "c1", "arguments": {}}),
+            env("msg-131", "tool-dispatched", {"call-id": "c2", "arguments": {}}),
+            env("t1", "message", {"role": "tool", "tool-call-id": "c1", "content": "r"}),
+            env("t2", "message", {"role": "tool", "tool-call-id": "c2", "content": "r"}),
+            env("s1", "tool-settled", {"op-id": "msg-a", "outcome": "ok"}),
+            env("s2", "tool-settled", {"op-id": "msg-131", "outcome": "ok"}),
+            env("msg-131", "message", {"role": "user", "content": "a repeated id"}),
+            env("u", "compaction", {"replaces-through-id": "msg-131"}),
+        ])
+        + "\n"
+    )  # fmt: skip
+    got = []
+    for pass_keys in (keys, None):
+        with Transcript.open(path) as t:
+            p = AnalysisPass(t, keys=pass_keys)
+            p.read(None, 1)
+            got.append(dump(p.finish(t.line_count)))
+    assert got[0] == got[1]
+    assert "was already used on line 3" in str(got[0]["findings"])

@@ -129,3 +129,12 @@ def test_a_chunk_whose_sums_overflow_leaves_the_document_as_it_was() -> None:
     with pytest.raises(OverflowError):
         doc.extend(2, array(COUNT_TYPECODE, [3, 2**31 - 1]))
     assert doc.counts == counts and doc.layout.starts()[:2] == starts[:2]
+
+
+def test_a_change_that_does_not_fit_leaves_the_layout_as_it_was() -> None:
+    """Found in review: the counts before the bad one were changed, the starts were not."""
+    got = RowLayout()
+    got.extend([1, 2, 3])
+    with pytest.raises(OverflowError):
+        got.set({0: 7, 1: 2**31})
+    assert list(got.counts) == [1, 2, 3] and got.starts() == [0, 1, 3, 6]
