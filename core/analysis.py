@@ -862,7 +862,7 @@ class AnalysisPass:
                 continue
             env = read_envelope(self.t, line, limit=None)
             env_id = env.id if env is not None else None
-            if env_id is not None and self._id_of(earlier) != env_id:
+            if env_id is not None and not self._holds(earlier, env_id):
                 # Another id holds this key: this one is looked up by its string.
                 earlier = self.ids_collided.setdefault(env_id, line)
                 if earlier == line:
@@ -910,7 +910,7 @@ class AnalysisPass:
         """The first line up to `before` whose envelope id is `text`, or -1."""
         if self.exact_ids:
             line = self.ids_seen.get(self.id_keys(text))
-            if line >= 0 and self._id_of(line) != text:
+            if line >= 0 and not self._holds(line, text):
                 line = self.ids_collided.get(text, -1)
         else:
             try:
@@ -919,17 +919,20 @@ class AnalysisPass:
                 line = -1
         return line if 0 <= line <= before else -1
 
-    def _id_of(self, line: int) -> str | None:
-        """The envelope id on `line` as written (`id_at` names an empty one by its line):
-        what tells a key another id holds from a repeat of this one."""
+    def _holds(self, line: int, text: str) -> bool:
+        """Whether the envelope id on `line` is `text`: what tells a key another id holds
+        from a repeat of this one. `id_at`'s cheap read first; the line read whole only
+        where that differs (`id_at` names an empty id by its line)."""
+        if id_at(self.t, line) == text:
+            return True
         env = read_envelope(self.t, line, limit=None)
-        return env.id if env is not None else None
+        return env is not None and env.id == text
 
     def _dispatch_row(self, op_id: str, key: int) -> int:
         """The operation row an earlier dispatch of `op_id` (its key `key`) made, or -1."""
         if self.exact_ids:
             row = self.op_ids.get(key)
-            if row >= 0 and self._id_of(self.ops.line("dispatch", row)) != op_id:
+            if row >= 0 and not self._holds(self.ops.line("dispatch", row), op_id):
                 row = self.ops_collided.get(op_id, -1)
             return row
         try:
@@ -1160,7 +1163,7 @@ class AnalysisPass:
                 self.dispatch_keys[row] = key
             else:
                 earlier = self.op_ids.setdefault(key, row)
-                if earlier >= 0 and self._id_of(self.ops.line("dispatch", earlier)) != op_id:
+                if earlier >= 0 and not self._holds(self.ops.line("dispatch", earlier), op_id):
                     earlier = self.ops_collided.setdefault(op_id, row)  # another id's key
                     earlier = -1 if earlier == row else earlier
                 if earlier < 0:

@@ -48,14 +48,15 @@ def decode_line(
     parsed whole by `parse_json_line` and converted, which gives the same
     values (a shape accepts any JSON value in every field it declares, so the
     conversion never refuses one). `tests/formats/test_session_passes.py`
-    and `tests/core/test_fast_path.py` hold the two to that.
+    and `tests/core/test_fast_path.py` hold the two to that. The rule is
+    written once, in `decoded_lines`; this is that loop over one line.
     """
-    if len(raw) < SHORT_LINE and raw.isascii():
-        try:
-            return decode(raw)
-        except Exception:  # DecodeError, ValidationError: the standard parser says why
-            pass
-    return parse_whole(shape, raw, line, offset, is_last=is_last)
+    problems: list[LineProblem] = []
+    last = line if is_last else 0
+    lines = decoded_lines(((line, offset, (raw,)),), decode, shape, problems, last)
+    for _, _, _, obj in lines:
+        return obj
+    return problems[0] if problems else None
 
 
 def parse_whole(
