@@ -80,13 +80,10 @@ def worker_count() -> int:
         return 1
     if multiprocessing.parent_process() is not None and not _serving:
         return 1
-    if _start_method() == "fork" and threading.active_count() > 1:
+    forked = (START_METHOD or multiprocessing.get_start_method()) == "fork"
+    if forked and threading.active_count() > 1:
         return 1
     return min(cores, MAX_WORKERS)
-
-
-def _start_method() -> str:
-    return START_METHOD or multiprocessing.get_start_method()
 
 
 def threads_for(nbytes: int) -> int:

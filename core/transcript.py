@@ -510,22 +510,23 @@ class Transcript:
         finding a gigabyte's LFs one `find` at a time is a Python loop, a few
         tenths of a second per 256 MiB.
         """
-        results: Iterator[tuple[bytes, int]]
-        done = contextlib.ExitStack()
         if threads:
             workers = parallel.threads_for(total - pos)
             step = SCAN_CHUNK  # a piece a read: the progress moves as smoothly as before
+        else:
+            workers = parallel.workers_for(total - pos)
+            step = max(SCAN_CHUNK, -(-(total - pos) // (4 * workers)))
+        pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
+        results: Iterator[tuple[bytes, int]]
+        done = contextlib.ExitStack()
+        if threads:
             pool = done.enter_context(
                 concurrent.futures.ThreadPoolExecutor(
                     workers, thread_name_prefix="transcript-view-index"
                 )
             )
-            pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
             results = pool.map(partial(_scan_range, self), pieces)
         else:
-            workers = parallel.workers_for(total - pos)
-            step = max(SCAN_CHUNK, -(-(total - pos) // (4 * workers)))
-            pieces = [(start, min(start + step, total)) for start in range(pos, total, step)]
             scans = parallel.ordered(_scan_range, self, pieces, workers)
             done.callback(scans.close)  # a short read ends the scan: the rest is cancelled
             results = scans

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
 
 #: A block's row count, 4 bytes: the counts of a 1 GiB transcript's two views are
@@ -161,8 +161,3 @@ class RowLayout:
         sums = array("q", accumulate(totals, initial=self._spans[span]))
         del self._spans[span + 1 :]
         self._spans.extend(sums[1:])
-
-
-def plain_starts(counts: Iterable[int], base: int = 0) -> list[int]:
-    """Every block's first row, then the total, as one pass of sums (the definition)."""
-    return list(accumulate(counts, initial=base))
