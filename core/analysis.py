@@ -32,7 +32,7 @@ from transcript_view.core.artifacts import head_tail_sizes, to_bytes
 from transcript_view.core.canonical import canonical_string, data_digest
 from transcript_view.core.compact import IdOverlay, IdTable
 from transcript_view.core.consistency import end_of_pass_findings
-from transcript_view.core.decoding import as_shape, decoded_lines
+from transcript_view.core.decoding import Measure, Measured, as_shape, decoded_lines
 from transcript_view.core.envelope_shape import EMPTY_PAYLOAD, Line, Payload, ToolCall
 from transcript_view.core.envelope_shape import decode as decode_shape
 from transcript_view.core.envelopes import (
@@ -63,16 +63,6 @@ from transcript_view.core.transcript import (
 )
 
 # -- the result ------------------------------------------------------------------------------------
-
-Measure = Callable[[str, Payload, bytes], int]
-"""A caller's own number for each envelope line, taken where the pass decodes it:
-`(type, payload, the line's bytes) -> int` (a viewer counts the line's rows; the
-payload is the line's decoded shape, `core.envelope_shape.Payload`).
-It runs in whichever process maps the line (forked: it need not pickle), and
-must not keep what it is given. Lines that are no envelope get -1."""
-
-Measured = Callable[[int, "array[int]"], None]
-"""Told a batch's measures, in file order: `(first line, one int a line)`."""
 
 
 @dataclass(slots=True, weakref_slot=True)
@@ -318,7 +308,7 @@ def map_lines(
     return batch.seal()
 
 
-def _unmeasured(kind: str, payload: Payload, raw: bytes) -> int:
+def _unmeasured(raw: bytes) -> int:
     return -1
 
 
@@ -411,7 +401,7 @@ def _map_into(
         if type(p) is not Payload:
             p = EMPTY_PAYLOAD
         if measures is not None:
-            measures[line - batch.first] = count(kind, p, raw)
+            measures[line - batch.first] = count(raw)
         if kind == "message":
             role = p.role
             if type(role) is not str:

@@ -11,6 +11,7 @@ stands in for it otherwise, is here, once: `decode_line` for one line, and
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from types import UnionType
@@ -22,10 +23,19 @@ from transcript_view.core.transcript import LineProblem, parse_json_line
 
 S = TypeVar("S", bound=msgspec.Struct)
 
+Measure = Callable[[bytes], int]
+"""A caller's own number for each line, taken where a pass maps it: `(the line's bytes,
+without its LF) -> int`. The viewer counts the line's rows by building it
+(`viewer.measure.BlockRows`), in the worker that maps the line rather than on the
+screen's thread after the pass. It is sent to the workers with the pass (so it
+pickles, for `spawn`), and must not keep what it is given."""
+
+Measured = Callable[[int, "array[int]"], None]
+"""Told a batch's measures, in file order: `(first line, one int a line)`."""
+
 #: A line shorter than this cannot hide what a shape's decode does not check
 #: (see `decode_line`); longer ones are parsed whole.
 SHORT_LINE = 1800
-
 
 
 def decode_line(

@@ -86,7 +86,7 @@ class Envelope:
     def payload(self) -> Mapping[str, Any]:
         """The payload object, or an empty mapping when the line has none."""
         p = self.data.get("payload")
-        return p if isinstance(p, Mapping) else {}
+        return p if type(p) is dict or isinstance(p, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,10 +159,10 @@ class Message(Envelope):
             return ()
         out: list[ToolCall] = []
         for call in calls:
-            if not isinstance(call, Mapping):
+            if type(call) is not dict and not isinstance(call, Mapping):
                 continue
             fn = call.get("function")
-            fn = fn if isinstance(fn, Mapping) else {}
+            fn = fn if type(fn) is dict or isinstance(fn, Mapping) else {}
             out.append(
                 ToolCall(
                     id=_text(call.get("id")),

@@ -33,11 +33,10 @@ from transcript_view.core.verification import (
     FileCheck,
     iter_checks,
 )
-from transcript_view.viewer import line_rows
 from transcript_view.viewer.blocks import BlockSource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
 from transcript_view.viewer.document import layout_counts
-from transcript_view.viewer.session_rows import session_measure
+from transcript_view.viewer.measure import BlockRows
 
 #: Blocks one worker counts per task (a few tens of milliseconds of work).
 COUNT_STEP = 2048
@@ -51,10 +50,9 @@ def analysis_job(
     """The format's pass; `progress` and `found` events on the way.
 
     With a `width`, the pass also counts each line's rows in the file view
-    at that width where it maps the line (`viewer.line_rows.PlainRows`, or
-    `viewer.session_rows` for the other formats): `rows` events of `(first
-    line, counts)`, in file order, so the screen need not parse every line a
-    second time to lay it out.
+    at that width where it maps the line (`viewer.measure.BlockRows`, the
+    builder's count): `rows` events of `(first line, counts)`, in file order,
+    so the screen need not parse every line a second time to lay it out.
     """
 
     def progress(done: int, total: int) -> None:
@@ -66,14 +64,13 @@ def analysis_job(
     def measured(first: int, rows: array[int]) -> None:
         emit("rows", (first, rows))
 
+    measure = BlockRows(width, fmt) if width > 0 else None
     if fmt is Format.REFERENCE:
-        measure = line_rows.measure(width) if width > 0 else None
         analysis = analyse(transcript, progress, found=found, measure=measure, measured=measured)
         analysis.operations.index_lines()  # here, not on the screen's first draw
         analysis.replay.index_entries()  # nor on its first badge change
         return analysis
-    counter = session_measure(fmt, width) if width > 0 else None
-    return analyse_as(transcript, fmt, progress, found=found, measure=counter, measured=measured)
+    return analyse_as(transcript, fmt, progress, found=found, measure=measure, measured=measured)
 
 
 def _never() -> bool:

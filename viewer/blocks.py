@@ -38,7 +38,12 @@ from transcript_view.core.markers import Marker
 from transcript_view.core.records import ReplayEntry, SiteKey, ToolOperation
 from transcript_view.core.tables import Replay
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
-from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
+from transcript_view.core.transcript import (
+    LineProblem,
+    Transcript,
+    parse_json_line,
+    parse_line_bytes,
+)
 from transcript_view.viewer.context import BlockContext, BlockKey
 from transcript_view.viewer.palette import Palette, severity_mark
 from transcript_view.viewer.rows import (
@@ -336,6 +341,11 @@ class RowBuilder:
                 self.marker(site.key, site.marker, site.quoted)
         self.findings()
 
+    @property
+    def counted(self) -> int:
+        """The block's rows so far, inline artifacts included: what `block().count` says."""
+        return len(self.rows) + sum(a.count for _, a in self.inserts)
+
     def block(self) -> Block:
         """The finished block (a blank source line still gets no rows)."""
         return Block(self.line, self.rows, self.inserts, self.ctx.width, self.palette)
@@ -491,6 +501,25 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
     b.findings()
 
 
+def build_line(b: RowBuilder, fmt: Format, raw: bytes, offset: int) -> None:
+    """Rows of one line of a transcript in `fmt`, from its bytes (shorter than `BIG_LINE_BYTES`).
+
+    What `FileSource.build` draws for a line, and what the analysis's workers
+    count it by (`viewer.measure.BlockRows`): one definition of a line's look,
+    whichever process builds it. A reference line that does not parse is
+    the reader's problem as a malformed line (`Transcript.parse` also asks
+    whether it is the last, which only changes the word on its one heading).
+    """
+    if fmt is Format.REFERENCE:
+        parsed = parse_line_bytes(raw, b.line, offset)
+        if parsed is not None:
+            build_envelope(b, parsed)
+        return
+    obj = parse_json_line(raw, b.line, offset)
+    if obj is not None:
+        build_foreign(b, fmt, obj)
+
+
 def artifact_words(art: Mapping[str, Any]) -> str:
     """A settle's stored-artifact row: the file, its size and the start of its digest."""
     return (
@@ -612,9 +641,7 @@ class FileSource:
                 return b.block()
             if self.ctx.format is not Format.REFERENCE:
                 start, _ = self.transcript.line_span(line)
-                obj = parse_json_line(self.transcript.raw_line(line), line, start)
-                if obj is not None:
-                    build_foreign(b, self.ctx.format, obj)
+                build_line(b, self.ctx.format, self.transcript.raw_line(line), start)
                 return b.block()
             parsed = self.transcript.parse(line)
         except (OSError, ValueError, IndexError) as exc:

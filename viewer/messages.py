@@ -92,7 +92,7 @@ class RowsMeasured(Message):
     """The file view's row counts of a batch of lines, from the analysis pass.
 
     `rows[i]` is line `first + i`'s count at `width` in the plain look
-    (`viewer.line_rows.PlainRows`; -1: the view builds that line to count it).
+    (`viewer.measure.BlockRows`; -1: the view builds that line to count it).
     Batches come in file order, each line once.
     """
 

@@ -31,6 +31,7 @@ from transcript_view.core.formats.model import SessionAnalysis, SpillForm, Spill
 from transcript_view.core.records import SiteKey
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
 from transcript_view.core.transcript import _DEEP_BYTES, LineProblem, _decode
+from transcript_view.viewer.palette import Palette
 from transcript_view.viewer.rows import badge_text
 
 if TYPE_CHECKING:
@@ -40,8 +41,7 @@ if TYPE_CHECKING:
 PREVIEW_CHARS = 4000
 
 # How the common texts of a session line are drawn (`RowBuilder.text`'s `indent` and
-# `limit`, rows before it collapses), named once for the builder below and for the two
-# row count that must agree with it (`viewer.session_rows`).
+# `limit`, rows before it collapses).
 #: An unknown value, or an image, as one dim row.
 DIM_ROWS = 1
 #: A Claude thinking block, after its words.
@@ -208,19 +208,10 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     message = obj.get("message")
     msg = message if isinstance(message, Mapping) else {}
     if kind in ("user", "assistant"):
-        head = Text(kind, style=p.role(kind))
-        extra = []
-        if kind == "assistant" and isinstance(msg.get("model"), str):
-            extra.append(str(msg["model"]))
-        if obj.get("isSidechain") is True:
-            extra.append("sidechain")
-        if obj.get("isMeta") is True:
-            extra.append("meta")
-        if obj.get("isCompactSummary") is True:
-            extra.append("compaction summary")
-        if extra:
-            head.append("  " + visible(" · ".join(extra)), style=p.dim)
-        b.head(head)
+        if b.count_only:
+            b.counted_head()  # one row, whatever it says
+        else:
+            b.head(_message_head(p, kind, obj, msg))
         _tags(b)
         _claude_content(b, msg.get("content"), kind)
         _replaced(b)
@@ -263,18 +254,35 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
                 b.text(str(rep["replacement"]), limit=4)
         _replaced(b)  # markers of replaced results that are not in this file
     else:
-        head = Text(visible(kind), style=p.heading)
-        head.append(
-            "  "
-            + _CLAUDE_LINE_NOTES.get(
+        if b.count_only:
+            b.counted_head()
+        else:
+            head = Text(visible(kind), style=p.heading)
+            note = _CLAUDE_LINE_NOTES.get(
                 kind, "a line type this viewer does not know, kept as written"
-            ),
-            style=p.dim,
-        )
-        b.head(head)
+            )
+            head.append("  " + note, style=p.dim)
+            b.head(head)
         rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
         b.text(clip(rest), style=p.dim, limit=DIM_ROWS)
     b.findings()
+
+
+def _message_head(p: Palette, kind: str, obj: Mapping[str, Any], msg: Mapping[str, Any]) -> Text:
+    """A Claude Code message line's heading: its role, model and flags."""
+    head = Text(kind, style=p.role(kind))
+    extra = []
+    if kind == "assistant" and isinstance(msg.get("model"), str):
+        extra.append(str(msg["model"]))
+    if obj.get("isSidechain") is True:
+        extra.append("sidechain")
+    if obj.get("isMeta") is True:
+        extra.append("meta")
+    if obj.get("isCompactSummary") is True:
+        extra.append("compaction summary")
+    if extra:
+        head.append("  " + visible(" · ".join(extra)), style=p.dim)
+    return head
 
 
 #: What Claude Code's other line types are (CLAUDE_CODE.md, "Lines"): none is sent to the model.
@@ -349,23 +357,29 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
         elif btype == "redacted_thinking":
             b.text("thinking (redacted)", style=p.dim, limit=DIM_ROWS)
         elif btype == "tool_use":
-            head = Text("  ⚙ ", style=p.strong)
-            head.append(visible(str(block.get("name", "?"))), style=p.tool_name)
-            head.append(f"  call {visible(short_id(str(block.get('id', '')), 24))}", style=p.dim)
-            b.head(head)
+            if b.count_only:
+                b.counted_head()
+            else:
+                head = Text("  ⚙ ", style=p.strong)
+                head.append(visible(str(block.get("name", "?"))), style=p.tool_name)
+                call = visible(short_id(str(block.get("id", "")), 24))
+                head.append(f"  call {call}", style=p.dim)
+                b.head(head)
             b.text(clip(block.get("input", {})), indent=INPUT_INDENT, limit=INPUT_ROWS)
         elif btype == "tool_result":
-            head = Text("  ← result", style=p.role("tool"))
-            head.append(
-                f"  of {visible(short_id(str(block.get('tool_use_id', '')), 24))}", style=p.dim
-            )
-            if block.get("is_error") is True:
-                head.append("  error", style=p.bad)
             tid = block.get("tool_use_id")
             gone = isinstance(tid, Hashable) and tid in replaced  # an id may be any JSON
-            if gone:
-                head.append(f"  replaced at request time (line {replaced[tid]:,})", style=p.dim)
-            b.head(head)
+            if b.count_only:
+                b.counted_head()
+            else:
+                head = Text("  ← result", style=p.role("tool"))
+                of = visible(short_id(str(block.get("tool_use_id", "")), 24))
+                head.append(f"  of {of}", style=p.dim)
+                if block.get("is_error") is True:
+                    head.append("  error", style=p.bad)
+                if gone:
+                    head.append(f"  replaced at request time (line {replaced[tid]:,})", style=p.dim)
+                b.head(head)
             inner = block.get("content")
             parts = [(-1, inner)] if isinstance(inner, str) else list(enumerate(inner or []))
             for j, part in parts:
@@ -457,12 +471,13 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     if kind == "response_item":
         _codex_item(b, pl)
     elif kind == "event_msg":
-        head = Text("ui record", style=p.dim)
-        head.append(
-            f"  {visible(str(pl.get('type', '?')))} (what the UI showed, not the model)",
-            style=p.dim,
-        )
-        b.head(head)
+        if b.count_only:
+            b.counted_head()
+        else:
+            head = Text("ui record", style=p.dim)
+            what = visible(str(pl.get("type", "?")))
+            head.append(f"  {what} (what the UI showed, not the model)", style=p.dim)
+            b.head(head)
         msg = pl.get("message")
         if isinstance(msg, str) and msg:
             b.text(msg, style=p.dim, limit=UI_ROWS)
@@ -530,8 +545,11 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
     p = b.palette
     itype = item.get("type")
     if itype == "message":
-        role = str(item.get("role", "?"))
-        b.head(Text(visible(role), style=p.role(role)))
+        if b.count_only:
+            b.counted_head()
+        else:
+            role = str(item.get("role", "?"))
+            b.head(Text(visible(role), style=p.role(role)))
         for text in texts_of(item.get("content")):
             b.text(text)
     elif itype == "reasoning":
@@ -539,15 +557,23 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         for text in texts_of(item.get("summary")):
             b.text(text, style=p.dim, limit=REASONING_ROWS)
     elif itype in ("function_call", "custom_tool_call", "local_shell_call"):
-        head = Text("⚙ ", style=p.strong)
-        head.append(visible(str(item.get("name", itype))), style=p.tool_name)
-        head.append(f"  call {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
-        b.head(head)
+        if b.count_only:
+            b.counted_head()
+        else:
+            head = Text("⚙ ", style=p.strong)
+            head.append(visible(str(item.get("name", itype))), style=p.tool_name)
+            call = visible(short_id(str(item.get("call_id", "")), 24))
+            head.append(f"  call {call}", style=p.dim)
+            b.head(head)
         b.text(clip(call_arguments(item)), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
     elif isinstance(itype, str) and itype in OUTPUT_TYPES:
-        head = Text("← output", style=p.role("tool"))
-        head.append(f"  of {visible(short_id(str(item.get('call_id', '')), 24))}", style=p.dim)
-        b.head(head)
+        if b.count_only:
+            b.counted_head()
+        else:
+            head = Text("← output", style=p.role("tool"))
+            call = visible(short_id(str(item.get("call_id", "")), 24))
+            head.append(f"  of {call}", style=p.dim)
+            b.head(head)
         for _, base, text in output_parts(item.get("output")):
             _notice_text(b, base, text)
     else:

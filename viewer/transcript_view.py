@@ -52,7 +52,7 @@ from transcript_view.viewer.document import Document, layout_counts
 from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.layout import COUNT_TYPECODE
-from transcript_view.viewer.line_rows import UNKNOWN
+from transcript_view.viewer.measure import UNKNOWN
 from transcript_view.viewer.messages import (
     BlocksBuilt,
     LayoutChunk,

@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from transcript_view.core import parallel
+from transcript_view.core.decoding import Measure, Measured
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.found import Found, FoundSoFar
 from transcript_view.core.keys import IdKeys
@@ -31,13 +32,6 @@ Mapper = Callable[[Transcript, int, int, int, IdKeys], Any]
 (`keys`: the pass's, for the ids a batch indexes; see `LineIndex`). A module-level
 function (or a `partial` of one): it is sent to worker processes by name."""
 
-LineMeasure = Callable[[bytes], int]
-"""A caller's own number for each line of a session transcript, from its bytes (without
-the LF): the viewer counts the line's rows. It runs in whichever process maps the line
-(forked: it need not pickle), once a line, blank lines included."""
-
-LinesMeasured = Callable[[int, "array[int]"], None]
-"""Told each batch's measures, in file order: `(first line, one int a line)`."""
 
 class Later(Enum):
     """A value a map cannot know, left for the fold (which has every earlier line)."""
@@ -107,8 +101,8 @@ def fold_mapped(
     progress: Callable[[int, int], None] | None,
     workers: int | None,
     found: Found | None,
-    measure: LineMeasure | None = None,
-    measured: LinesMeasured | None = None,
+    measure: Measure | None = None,
+    measured: Measured | None = None,
 ) -> None:
     """A format pass's reading: each batch `mapped`, in file order, into `absorb`.
 
@@ -135,7 +129,7 @@ def fold_mapped(
 
 def _map_measured(
     mapper: Callable[[Transcript, int, int, int, IdKeys], Folded],
-    measure: LineMeasure,
+    measure: Measure,
     transcript: Transcript,
     first: int,
     last: int,

@@ -28,12 +28,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from transcript_view.core.decoding import Measure, Measured
 from transcript_view.core.findings import Finding
 from transcript_view.core.formats.batches import (
     LATER,
     LineIndex,
-    LineMeasure,
-    LinesMeasured,
     fold_mapped,
     last_content_line,
 )
@@ -225,8 +224,8 @@ class ClaudePass:
         progress: Callable[[int, int], None] | None,
         workers: int | None,
         found: Found | None = None,
-        measure: LineMeasure | None = None,
-        measured: LinesMeasured | None = None,
+        measure: Measure | None = None,
+        measured: Measured | None = None,
     ) -> None:
         """Fold every indexed line of the transcript, mapped in batches (`batches.mapped`).
 
@@ -544,8 +543,8 @@ def analyse_claude(
     *,
     workers: int | None = None,
     found: Found | None = None,
-    measure: LineMeasure | None = None,
-    measured: LinesMeasured | None = None,
+    measure: Measure | None = None,
+    measured: Measured | None = None,
 ) -> SessionAnalysis:
     """One pass over a Claude Code transcript, with the session's other files for orphans.
 
@@ -559,7 +558,7 @@ def analyse_claude(
         workers: processes to map lines in (default: `core.parallel.workers_for` its size).
         found: told the lines of markers and line problems as batches are read.
         measure: the caller's number for each line of this transcript, taken where
-            the line is mapped (`batches.LineMeasure`; the viewer's row count).
+            the line is mapped (`core.decoding.Measure`; the viewer's row count).
         measured: told each batch's measures, in file order.
     """
     p = ClaudePass(

@@ -25,13 +25,11 @@ from typing import Any
 
 import msgspec
 
-from transcript_view.core.decoding import decode_line, decoded_lines
+from transcript_view.core.decoding import Measure, Measured, decode_line, decoded_lines
 from transcript_view.core.formats.batches import (
     LATER,
     Later,
     LineIndex,
-    LineMeasure,
-    LinesMeasured,
     fold_mapped,
 )
 from transcript_view.core.formats.claude_code import problem_findings
@@ -320,8 +318,8 @@ class CodexPass:
         progress: Callable[[int, int], None] | None,
         workers: int | None,
         found: Found | None = None,
-        measure: LineMeasure | None = None,
-        measured: LinesMeasured | None = None,
+        measure: Measure | None = None,
+        measured: Measured | None = None,
     ) -> None:
         """Fold every indexed line of the rollout, mapped in batches (`batches.mapped`).
 
@@ -391,8 +389,8 @@ def analyse_codex(
     *,
     workers: int | None = None,
     found: Found | None = None,
-    measure: LineMeasure | None = None,
-    measured: LinesMeasured | None = None,
+    measure: Measure | None = None,
+    measured: Measured | None = None,
 ) -> SessionAnalysis:
     """One pass over a Codex rollout (it has no sidecars, so nothing else is read).
 
@@ -402,7 +400,7 @@ def analyse_codex(
         workers: processes to map lines in (default: `core.parallel.workers_for` its size).
         found: told the lines of markers and line problems as batches are read.
         measure: the caller's number for each line, taken where the line is mapped
-            (`batches.LineMeasure`; the viewer's row count).
+            (`core.decoding.Measure`; the viewer's row count).
         measured: told each batch's measures, in file order.
     """
     p = CodexPass(transcript, SessionAnalysis(Format.CODEX, transcript, None))

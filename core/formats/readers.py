@@ -6,12 +6,12 @@ signature (`detect`), and one line here.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable
 from pathlib import Path
 
 from transcript_view.core.analysis import Analysis, analyse
 from transcript_view.core.artifacts import artifact_dir_for
+from transcript_view.core.decoding import Measure, Measured
 from transcript_view.core.formats.claude_code import analyse_claude, sidecar_dir
 from transcript_view.core.formats.codex import analyse_codex
 from transcript_view.core.formats.detect import Format
@@ -45,14 +45,14 @@ def analyse_as(
     progress: Callable[[int, int], None] | None = None,
     *,
     found: Found | None = None,
-    measure: Callable[..., int] | None = None,
-    measured: Callable[[int, array[int]], None] | None = None,
+    measure: Measure | None = None,
+    measured: Measured | None = None,
 ) -> Analysis | SessionAnalysis:
     """Read `transcript` as `fmt` (index it first); `found`: see `core.found.Found`.
 
-    `measure` is the format's own kind (`core.analysis.Measure` for the
-    reference format, `batches.LineMeasure` for the others), taken where each
-    line is mapped; `measured` is told each batch's measures, in file order.
+    `measure` is taken of each line where it is mapped (`core.decoding.Measure`;
+    a reference transcript's lines that are no envelope get -1), and
+    `measured` is told each batch's measures, in file order.
     """
     extra: dict[str, object] = {}
     if found is not None:

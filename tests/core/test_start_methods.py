@@ -26,9 +26,10 @@ from transcript_view.core import parallel, verification
 from transcript_view.core.analysis import analyse
 from transcript_view.core.formats.claude_code import analyse_claude
 from transcript_view.core.formats.codex import analyse_codex
+from transcript_view.core.formats.detect import Format
 from transcript_view.core.keys import IdKeys
 from transcript_view.core.transcript import Transcript
-from transcript_view.viewer.line_rows import PlainRows
+from transcript_view.viewer.measure import BlockRows
 
 METHODS = [
     m for m in ("fork", "forkserver", "spawn") if m in multiprocessing.get_all_start_methods()
@@ -52,7 +53,7 @@ def _measured(t: Transcript, workers: int) -> tuple[dict[str, object], list[int]
         told.append(first)
         counts.extend(rows)
 
-    a = analyse(t, workers=workers, measure=PlainRows(80), measured=measured)
+    a = analyse(t, workers=workers, measure=BlockRows(80, Format.REFERENCE), measured=measured)
     assert len(told) > 1 or workers == 1
     return dump(a), counts
 

@@ -384,7 +384,7 @@ def test_each_line_is_measured_once_in_order_and_the_pass_is_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, workers: int
 ) -> None:
     """Issue 11: the viewer counts a session's rows where the pass maps its lines
-    (`batches.LineMeasure`). Every line, blank and bad ones included, is measured
+    (`core.decoding.Measure`). Every line, blank and bad ones included, is measured
     once; the batches' measures are told in file order; the analysis does not move."""
     monkeypatch.setattr(transcript_module, "READ_CHUNK", 700)
     claude = random_claude_session(tmp_path / "projects" / "p", seed, 120)

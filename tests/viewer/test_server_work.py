@@ -37,8 +37,8 @@ from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
 from transcript_view.viewer.document import layout_counts
-from transcript_view.viewer.line_rows import UNKNOWN
 from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.measure import UNKNOWN
 from transcript_view.viewer.messages import (
     AnalysisReady,
     ArtifactsChecked,
@@ -283,7 +283,7 @@ async def test_a_claude_sessions_file_view_is_laid_out_from_the_counts_its_pass_
     server: parallel.PassServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 11, the same for the other formats: a Claude Code session's rows are
-    counted where its pass maps each line (`viewer.session_rows`), not by building
+    counted where its pass maps each line (`viewer.measure`), not by building
     every block after the analysis; the layout is the one building gives."""
     build = FileSource.build
     counted = _count_builds(monkeypatch)
@@ -298,10 +298,10 @@ async def test_a_claude_sessions_file_view_is_laid_out_from_the_counts_its_pass_
         assert view.file_doc.blocks == 3001
         assert len(counted) < view.file_doc.blocks / 4, "most blocks were built to be counted"
         measured = view._measured.tolist()
-        assert len(measured) == 3001 and measured[-1] == UNKNOWN  # the marker: built
-        assert [n for n in measured if n != UNKNOWN] == [
-            c for c, n in zip(view.file_doc.counts, measured, strict=True) if n != UNKNOWN
-        ]
+        assert len(measured) == 3001 and UNKNOWN not in measured
+        # The marker's line was counted with its provisional badge, and again by the
+        # view when the analysis landed (`AnalysisState.adopt`); every other as measured.
+        assert measured[:-1] == view.file_doc.counts[:-1].tolist()
         monkeypatch.setattr(FileSource, "build", build)
         assert_layout_consistent(screen)
         assert view.file_doc.counts[-1] > 2  # the marker line: its badge row

@@ -1,17 +1,18 @@
-"""Row counts taken in the analysis's map (`viewer.line_rows.PlainRows`) are the builder's.
+"""Row counts taken where the analysis maps a line (`viewer.measure.BlockRows`) are the view's.
 
-Issue 11: counting the file view's rows by building every block took ~18 µs a
-line, most of a big open's background work. The count now comes from the
-analysis pass, which decodes each line anyway. These tests hold that count to
-what the row builder makes of the same line (counting, and drawing every row)
-on the reference fixtures, on random and mutated transcripts, and on random
-envelopes built to stress wrapping; and `wrap_count`, the fast count of a text
-piece's rows, to `len(wrap(...))`.
+The count is the builder's own (issue 25: no second statement of a line's
+look), taken from the line's bytes in the pass's workers. These tests hold
+what the pass tells the view to what the view builds of the same line, from
+the transcript, counting and drawing every row, on the reference fixtures,
+on random and mutated transcripts and on random envelopes built to stress
+wrapping; and `wrap_count`, the fast count of a text piece's rows that the
+counting builder uses, to `len(wrap(...))`.
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 import tempfile
 from array import array
 from pathlib import Path
@@ -24,13 +25,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from transcript_view.core.analysis import analyse
-from transcript_view.core.envelope_shape import Payload
+from transcript_view.core.formats.detect import Format
 from transcript_view.core.text import visible
 from transcript_view.core.transcript import Transcript
-from transcript_view.viewer import line_rows
-from transcript_view.viewer.blocks import FileSource
+from transcript_view.viewer.blocks import BIG_LINE_BYTES, FileSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
-from transcript_view.viewer.line_rows import UNKNOWN, PlainRows
+from transcript_view.viewer.measure import UNKNOWN, BlockRows
 from transcript_view.viewer.rows import wrap, wrap_count
 
 #: Characters that wrap differently: controls, tabs, wide, zero-width, combining, bidi.
@@ -39,14 +39,14 @@ _TEXT = st.text(alphabet=st.sampled_from(_ODD) | st.characters(), max_size=400)
 
 
 def _measures(transcript: Transcript, width: int) -> dict[int, int]:
-    """Each line's count, by `line_rows.measure`, as the analysis tells it."""
+    """Each line's count, by `BlockRows`, as the analysis tells it."""
     got: dict[int, int] = {}
 
     def measured(first: int, rows: array[int]) -> None:
         assert not set(range(first, first + len(rows))) & got.keys(), "a line told twice"
         got.update((first + i, r) for i, r in enumerate(rows))
 
-    analyse(transcript, measure=line_rows.measure(width), measured=measured, workers=1)
+    analyse(transcript, measure=BlockRows(width, Format.REFERENCE), measured=measured, workers=1)
     return got
 
 
@@ -158,22 +158,34 @@ def test_most_lines_of_a_plain_transcript_are_measured(tmp_path: Path) -> None:
     assert measured >= total // 2
 
 
-@pytest.mark.parametrize("make", [PlainRows, line_rows.measure])
-def test_a_big_line_is_left_to_the_builder(make: Any) -> None:
-    measure = make(80)
-    payload = Payload(role="user", content="x")
-    assert measure("message", payload, b"x" * 100) == 2
-    assert measure("message", payload, b"x" * line_rows.BIG_LINE_BYTES) == UNKNOWN
+def test_a_big_line_is_left_to_the_builder() -> None:
+    """It is shown in part, read from the transcript: the view builds it."""
+    measure = BlockRows(80, Format.REFERENCE)
+    line = b'{"v": 1, "type": "message", "id": "m", "payload": {"content": "x"}}'
+    assert measure(line) == 2
+    assert measure(line[:-2] + b"x" * BIG_LINE_BYTES + b'"}}') == UNKNOWN
 
 
-def test_a_session_meta_line_is_left_to_the_builder() -> None:
-    """It shows every field of its payload, and the shape decodes only the pass's."""
-    assert PlainRows(80)("session-meta", Payload(), b'{"payload": {"app": "x"}}') == UNKNOWN
+def test_a_marker_and_a_session_meta_line_are_counted(tmp_path: Path) -> None:
+    """What the restated counts left to the builder (issue 25) is the builder's count now:
+    a marker with its provisional badge, as the view draws it before the analysis lands."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        _envelope("session-meta", {"app": "x", "first-paint-token": [1, 2]}, 0)
+        + b"\n"
+        + _envelope("message", {"role": "tool", "content": "a\n[... elided 3 chars ...]\nb"}, 1)
+        + b"\n"
+    )
+    assert _check(path, 60) == 2
+    assert _measures(Transcript.open(path), 60)[2] > 3  # head, text, marker, text
 
 
-@pytest.mark.parametrize("make", [PlainRows, line_rows.measure])
-def test_a_marker_is_left_to_the_builder(make: Any) -> None:
-    assert make(80)("message", Payload(content="a\n[... elided 3 chars ...]\nb"), b"") == UNKNOWN
+def test_the_measure_pickles_as_its_width_and_format() -> None:
+    """Sent to a `spawn` worker with the pass: it makes its own context there."""
+    rows = pickle.loads(pickle.dumps(BlockRows(33, Format.CODEX)))
+    assert (rows.width, rows.format) == (33, Format.CODEX)
+    line = json.dumps({"type": "event_msg", "payload": {"message": "x" * 70}}).encode()
+    assert rows(line) == BlockRows(33, Format.CODEX)(line) == 3  # a head, two rows of text
 
 
 @settings(max_examples=400, deadline=None)

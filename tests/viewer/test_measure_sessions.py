@@ -1,15 +1,17 @@
-"""A Claude Code or Codex line's rows, counted from its bytes where the pass reads it.
+"""A Claude Code or Codex line's count, taken where its pass maps it, is what the view builds.
 
-`viewer.session_rows` counts what `viewer.session_blocks` builds, in the plain
-look (no analysis yet, nothing expanded); these tests hold every count it
-gives to the builder's (counting and drawing every row), on the examples, on
-random sessions and on hypothesis lines of odd shapes, at several widths, and
-check that it gives `UNKNOWN` (the view builds the line) wherever a marker is.
+`viewer.measure.BlockRows` builds each line, counting, in the pass's workers,
+with `viewer.session_blocks`' builders; these tests hold what it tells the
+view to what `FileSource` builds of the same line (counting, and drawing every
+row: the counting builder's arithmetic against the drawn rows) on every
+example, on random sessions, on odd lines, and on each text a line shows at
+every length around its row boundaries and collapse limits.
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,9 +26,8 @@ from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer.blocks import FileSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
-from transcript_view.viewer.line_rows import UNKNOWN
+from transcript_view.viewer.measure import UNKNOWN, BlockRows
 from transcript_view.viewer.session_blocks import call_arguments
-from transcript_view.viewer.session_rows import ClaudeRows, CodexRows, session_measure
 
 WIDTHS = (24, 40, 80, 118, 200)
 
@@ -39,10 +40,9 @@ def _source(t: Transcript, fmt: Format, width: int) -> FileSource:
 
 
 def _measures(fmt: Format, width: int) -> list[Callable[[bytes], int]]:
-    """The format's count (a list, so a second count could be held to the first)."""
-    rows = session_measure(fmt, width)
-    assert rows is not None
-    return [rows]
+    """The format's count, and the same sent through pickle (as to a `spawn` worker)."""
+    rows = BlockRows(width, fmt)
+    return [rows, pickle.loads(pickle.dumps(rows))]
 
 
 def _counted(path: Path, fmt: Format, widths: tuple[int, ...] = WIDTHS) -> tuple[int, int]:
@@ -55,7 +55,7 @@ def _counted(path: Path, fmt: Format, widths: tuple[int, ...] = WIDTHS) -> tuple
                 total += 1
                 raw = t.raw_line(line)
                 got, *others = (measure(raw) for measure in measures)
-                assert others in ([], [got]), (path.name, width, line, "native", others, got)
+                assert others == [got], (path.name, width, line, others, got)
                 if got == UNKNOWN:
                     continue
                 counted += 1
@@ -101,8 +101,9 @@ def test_random_sessions_are_counted_as_built(tmp_path: Path, seed: int) -> None
     assert counted > 0
 
 
-def test_a_line_with_a_marker_is_left_to_the_builder(tmp_path: Path) -> None:
-    """A spill marker or a truncation notice gets a badge row: the builder's, not ours."""
+def test_a_line_with_a_marker_is_counted_as_the_view_builds_it(tmp_path: Path) -> None:
+    """A spill marker or a truncation notice: a badge row, "checking" until the analysis
+    lands (the view recounts it then, `AnalysisState.adopt`)."""
     claude = {
         "type": "user",
         "message": {
@@ -124,17 +125,24 @@ def test_a_line_with_a_marker_is_left_to_the_builder(tmp_path: Path) -> None:
             "output": codex_chars_truncated(1200),
         },
     }
-    assert ClaudeRows(80)(json.dumps(claude).encode()) == UNKNOWN
-    assert CodexRows(80)(json.dumps(codex).encode()) == UNKNOWN
-    # The same texts in what the model did not see as a result are counted.
-    claude["message"]["content"][0] = {"type": "text", "text": "[Old tool result content cleared]"}
-    assert ClaudeRows(80)(json.dumps(claude).encode()) == 2
+    for obj, fmt, name in (
+        (claude, Format.CLAUDE_CODE, "c.jsonl"),
+        (codex, Format.CODEX, "r.jsonl"),
+    ):
+        path = tmp_path / name
+        path.write_text(json.dumps(obj) + "\n")
+        assert _counted(path, fmt) == (len(WIDTHS), len(WIDTHS))
+        with Transcript.open(path) as t:
+            rows = _source(t, fmt, 80).build(0).rows
+        assert "marker" in [row.kind for row in rows]
 
 
-def test_what_the_fast_parser_does_not_vouch_for_is_left_to_the_builder() -> None:
-    for raw in (b"", b"   ", b"not json", b'{"type": "user"', b"[1, 2]", b'{"a": NaN}'):
-        assert ClaudeRows(80)(raw) == UNKNOWN
-        assert CodexRows(80)(raw) == UNKNOWN
+def test_what_is_no_json_object_is_counted_as_its_problem_rows(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join([b"", b"   ", b"not json", b'{"type": "user"', b"[1, 2]"]) + b"\n")
+    for fmt in (Format.CLAUDE_CODE, Format.CODEX):
+        assert _counted(path, fmt) == (5 * len(WIDTHS), 5 * len(WIDTHS))
+    assert BlockRows(80, Format.CODEX)(b"") == 0
 
 
 _texts = st.one_of(
@@ -275,11 +283,6 @@ def test_odd_codex_lines_are_counted_as_built(tmp_path: Path, obj: dict[str, Any
     _same_as_built(tmp_path, Format.CODEX, obj)
 
 
-def test_no_measure_for_the_reference_format() -> None:
-    """Its lines are counted by `viewer.line_rows` on the reference pass's decode."""
-    assert session_measure(Format.REFERENCE, 80) is None
-
-
 def test_a_codex_item_whose_type_is_no_string_is_shown_as_written(tmp_path: Path) -> None:
     """Found by the odd lines above: an item typed `[]` raised TypeError in the file
     view's builder (a list is no key of the output types' set) instead of showing."""
@@ -288,7 +291,7 @@ def test_a_codex_item_whose_type_is_no_string_is_shown_as_written(tmp_path: Path
     with Transcript.open(path) as t:
         block = _source(t, Format.CODEX, 80).build(0)
     assert "kept as written" in block.rows[0].text.plain
-    assert CodexRows(80)(path.read_bytes().rstrip(b"\n")) == len(block.rows)
+    assert BlockRows(80, Format.CODEX)(path.read_bytes().rstrip(b"\n")) == len(block.rows)
 
 
 def _user(content: Any, **extra: Any) -> dict[str, Any]:
@@ -381,7 +384,9 @@ def test_a_tool_result_whose_id_is_no_string_is_shown(tmp_path: Path) -> None:
     with Transcript.open(path) as t:
         block = _source(t, Format.CLAUDE_CODE, 80).build(0)
     assert "← result" in block.rows[1].text.plain
-    assert ClaudeRows(80)(path.read_bytes().rstrip(b"\n")) == len(block.rows) == 3
+    assert (
+        BlockRows(80, Format.CLAUDE_CODE)(path.read_bytes().rstrip(b"\n")) == len(block.rows) == 3
+    )
 
 
 @pytest.mark.parametrize(
