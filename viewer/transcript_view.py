@@ -18,7 +18,6 @@ cursor or scroll position itself.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from array import array
 from bisect import bisect_right
@@ -53,6 +52,7 @@ from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.layout import COUNT_TYPECODE
 from transcript_view.viewer.measure import UNKNOWN
+from transcript_view.viewer.measured_rows import MeasuredRows
 from transcript_view.viewer.messages import (
     BlocksBuilt,
     LayoutChunk,
@@ -256,20 +256,12 @@ class TranscriptView(ScrollView, can_focus=True):
         self._recount_request = 0
         self._recount_asked: dict[tuple[str, int], int] = {}
         """(view, block) -> the latest recount request that asked for its count."""
-        self._measured = array("i")
-        """The file view's row counts the analysis took as it read (`rows_measured`),
-        block by block from the first, at `_measured_width`; -1: build it to count."""
-        self._measured_width = 0
-        self._rows_coming = False
-        """An analysis that measures rows is reading: past what it has measured, the
-        file view waits for it instead of parsing every line a second time."""
+        self.measured = MeasuredRows()
+        """The file view's row counts the analysis took as it read (`rows_measured`)."""
         self._sized_at = -math.inf
         """When the virtual size was last set (`_grow_size` spaces the growing ones);
         never, at first (`time.monotonic` may be small: it counts from the boot)."""
         self._size_timer: Timer | None = None
-        self._rows_arrived = threading.Event()
-        """Set when measured rows arrive or stop coming: a layout worker waiting for
-        them wakes (one worker lays out the whole read, posting a few chunks a second)."""
         self._landing: tuple[str, SiteKey] | None = None
         """(view, marker) whose artifact was just asked for: when its rows arrive the
         cursor lands on the first byte the model never saw (`_land`)."""
@@ -318,8 +310,8 @@ class TranscriptView(ScrollView, can_focus=True):
         if width > 0 and width != self.ctx.width:
             first = self.ctx.width <= 0
             self.ctx.width = width
-            if first and self._rows_coming and not self._measured_width:
-                self._measured_width = width  # rows expected before a width: at this one
+            if first:
+                self.measured.adopt_width(width)  # rows expected before a width: at this one
             self.relayout(self.doc)
             self.post_message(self.Sized(width) if first else self.Rewrapped(width))
         elif not self.doc.laying_out and self.doc.blocks == 0:
@@ -412,9 +404,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 # worker lays the whole read out, posting by time as it goes.
                 if pending and time.monotonic() - posted >= LAYOUT_POST_SECONDS:
                     post()
-                self._rows_arrived.clear()
-                if self._waits_for_rows(doc, i):
-                    self._rows_arrived.wait(LAYOUT_POST_SECONDS / 2)
+                self.measured.sleep(i, self.ctx.width, LAYOUT_POST_SECONDS / 2)
                 continue
             if i > start and self._hand_over(doc, available - i):
                 if pending:
@@ -447,35 +437,24 @@ class TranscriptView(ScrollView, can_focus=True):
         measured at this width stay. Before the view has a width (0), the
         expectation is at the first it gets (`on_resize`).
         """
-        width = self.ctx.width
-        if not (keep and self._rows_coming and self._measured_width == width):
-            self._measured, self._measured_width = array("i"), width
-        self._rows_coming = True
-        return width
+        return self.measured.expect(self.ctx.width, keep=keep)
 
     def rows_measured(self, first: int, rows: array[int], width: int) -> None:
         """Counts of lines `first…` from the analysis (`RowsMeasured`): lay them out."""
-        if width != self._measured_width or first != len(self._measured) + 1:
-            return  # another pass's, or a width since changed
-        self._measured.extend(rows)
-        self._rows_arrived.set()
-        self.kick_layout(self.file_doc)
+        if self.measured.take(first, rows, width):
+            self.kick_layout(self.file_doc)
 
     def rows_done(self) -> None:
         """The analysis ended (or failed): nothing more is measured; lay out the rest."""
-        if self._rows_coming:
-            self._rows_coming = False
-            self._rows_arrived.set()
+        if self.measured.stop():
             self.kick_layout(self.file_doc)
 
     def _waits_for_rows(self, doc: Document, block: int) -> bool:
         """Whether laying out `doc` from `block` waits for the analysis's counts."""
         return (
-            self._rows_coming
-            and doc is self.file_doc
+            doc is self.file_doc
             and block >= LAYOUT_CHUNK  # the first screen never waits
-            and block >= len(self._measured)
-            and self._measured_width == self.ctx.width
+            and self.measured.waits(block, self.ctx.width)
         )
 
     def _from_measured(
@@ -489,12 +468,9 @@ class TranscriptView(ScrollView, can_focus=True):
         (sorted lines) on its own rows. A line whose look changes later is
         recounted as any is (`lines_changed`, `analysis_changed`).
         """
-        measured = self._measured
-        if doc is not self.file_doc or start >= len(measured):
+        counts = self.measured.counts(start, stop, self.ctx.width) if doc is self.file_doc else None
+        if counts is None:
             return None
-        if self._measured_width != self.ctx.width:
-            return None
-        counts = measured[start:stop].tolist()
         build = []
         if UNKNOWN in counts:
             build = [start + i for i, n in enumerate(counts) if n == UNKNOWN]
