@@ -20,10 +20,9 @@ from __future__ import annotations
 import math
 import time
 from array import array
-from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from rich.style import Style
 from textual import events, on, work
@@ -37,22 +36,18 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from transcript_view.core import parallel
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.envelopes import Elision
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.records import SiteKey
 from transcript_view.core.search import candidate_lines
 from transcript_view.core.transcript import Transcript
-from transcript_view.viewer.background import count_job
 from transcript_view.viewer.blocks import EmptySource, FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
-from transcript_view.viewer.document import Document, layout_counts
+from transcript_view.viewer.document import Document
 from transcript_view.viewer.inline import boundary_row
 from transcript_view.viewer.keys import Owner, bindings
-from transcript_view.viewer.layout import COUNT_TYPECODE
-from transcript_view.viewer.measure import UNKNOWN
-from transcript_view.viewer.measured_rows import MeasuredRows
+from transcript_view.viewer.layouter import Layouter
 from transcript_view.viewer.messages import (
     BlocksBuilt,
     LayoutChunk,
@@ -69,26 +64,11 @@ from transcript_view.viewer.palette import (
 )
 from transcript_view.viewer.rows import GUTTER, InlineArtifact, Row
 
-#: Blocks laid out per posted chunk: small enough that the first screen appears
-#: at once, large enough that a million lines are not a million messages.
-LAYOUT_CHUNK = 400
-#: Seconds between layout messages after the first one.
-LAYOUT_POST_SECONDS = 0.25
-#: Blocks left to count above which the pass server counts them (when there is one).
-SERVER_LAYOUT_BLOCKS = 20_000
-#: Counts a layout chunk holds at most: the UI thread takes a chunk in one go
-#: (~0.3 µs a count), and a big file's counts come faster than they are posted.
-LAYOUT_POST_COUNTS = 1 << 16
 #: Seconds between two growths of the virtual size while rows stream in below the screen.
 SIZE_SECONDS = 0.5
 
 HitStep = Literal["moved", "wrapped", "none"]
 """What stepping to the next search hit did: moved on, wrapped round the end, or found none."""
-
-
-def _file_line(view: str, block: int) -> int | None:
-    """The transcript line of a file-view block (None for another view's)."""
-    return block + 1 if view == "file" else None
 
 
 @dataclass
@@ -241,6 +221,8 @@ class TranscriptView(ScrollView, can_focus=True):
         self.file_doc = Document(
             FileSource(transcript, self.ctx) if transcript is not None else EmptySource()
         )
+        self.layouter = Layouter(transcript, self.ctx, self.file_doc, self.post_message)
+        """Where each block's row count comes from; the layout worker's body."""
         self.model_doc: Document | None = None
         """The model view's document: one per analysis (None before the first)."""
         self.doc = self.file_doc
@@ -249,15 +231,11 @@ class TranscriptView(ScrollView, can_focus=True):
         self._prefetch_token = 0
         self._search_token = 0
         self._anchor: Anchor | None = None
-        self._server_layout_failed = False
-        """The pass server failed a layout once: count in-process from then on."""
         self.search_running = False
         """A search is reading the file (its hits so far are in `hits`)."""
         self._recount_request = 0
         self._recount_asked: dict[tuple[str, int], int] = {}
         """(view, block) -> the latest recount request that asked for its count."""
-        self.measured = MeasuredRows()
-        """The file view's row counts the analysis took as it read (`rows_measured`)."""
         self._sized_at = -math.inf
         """When the virtual size was last set (`_grow_size` spaces the growing ones);
         never, at first (`time.monotonic` may be small: it counts from the boot)."""
@@ -311,7 +289,7 @@ class TranscriptView(ScrollView, can_focus=True):
             first = self.ctx.width <= 0
             self.ctx.width = width
             if first:
-                self.measured.adopt_width(width)  # rows expected before a width: at this one
+                self.layouter.measured.adopt_width(width)  # rows expected before a width
             self.relayout(self.doc)
             self.post_message(self.Sized(width) if first else self.Rewrapped(width))
         elif not self.doc.laying_out and self.doc.blocks == 0:
@@ -321,7 +299,7 @@ class TranscriptView(ScrollView, can_focus=True):
         """Lay out blocks the source has and the document does not, unless already doing so."""
         if doc.laying_out or self.ctx.width <= 0 or self.size.width == 0:
             return
-        if doc.source.available() <= doc.blocks or self._waits_for_rows(doc, doc.blocks):
+        if doc.source.available() <= doc.blocks or self.layouter.waits(doc, doc.blocks):
             return
         doc.laying_out = True
         if doc.blocks == 0:
@@ -348,81 +326,9 @@ class TranscriptView(ScrollView, can_focus=True):
 
     @work(thread=True, group="layout")
     def _layout(self, doc: Document, generation: int, start: int) -> None:
-        """Count rows of blocks from `start` while the source has more (a thread worker).
-
-        The first screens are counted here; the rest of a big transcript is
-        handed to the pass server when it is free (`_server_counts`).
-        """
+        """Count rows of blocks from `start` while the source has more (`Layouter.run`)."""
         worker = get_current_worker()
-        i = pending_start = start
-        pending = array(COUNT_TYPECODE)
-        posted = time.monotonic()
-
-        def current() -> bool:
-            return not worker.is_cancelled and generation == doc.generation
-
-        def due() -> bool:
-            return len(pending) >= LAYOUT_POST_COUNTS or (
-                time.monotonic() - posted >= LAYOUT_POST_SECONDS
-            )
-
-        def post() -> None:
-            """Send the counts of blocks `pending_start…i` and start the next chunk at `i`."""
-            nonlocal pending_start, pending, posted
-            self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-            pending_start, pending, posted = i, array(COUNT_TYPECODE), time.monotonic()
-
-        derive = self._model_from_file(doc)
-        step = LAYOUT_CHUNK * 50 if derive is not None else LAYOUT_CHUNK
-        findings: list[int] | None = None
-        while current():
-            available = doc.source.available()
-            stop = min(available, i + step)
-            if i >= stop:
-                break
-            if derive is not None:
-                pending.extend(derive(i, stop))
-                i = stop
-                give_way()
-                if due():
-                    # In pieces: one chunk of a big model view's millions of counts
-                    # held the UI thread a third of a second to take in.
-                    post()
-                continue
-            if findings is None and doc is self.file_doc:
-                findings = sorted(self.ctx.finding_lines())  # later ones: `lines_changed`
-            taken = self._from_measured(doc, i, min(available, i + LAYOUT_CHUNK * 50), findings)
-            if taken:
-                pending.extend(taken)
-                i += len(taken)
-                give_way()
-                if due():
-                    post()
-                continue
-            if self._waits_for_rows(doc, i):
-                # The analysis is counting these: wait for them here, so that one
-                # worker lays the whole read out, posting by time as it goes.
-                if pending and time.monotonic() - posted >= LAYOUT_POST_SECONDS:
-                    post()
-                self.measured.sleep(i, self.ctx.width, LAYOUT_POST_SECONDS / 2)
-                continue
-            if i > start and self._hand_over(doc, available - i):
-                if pending:
-                    self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                    pending_start, pending = i, array(COUNT_TYPECODE)
-                reached = self._server_counts(doc, generation, i, current)
-                if reached is None:
-                    break  # the server could not: counted here after all (next kick)
-                i = pending_start = reached
-                continue
-            pending.extend(layout_counts(doc.source, i, stop, lambda: worker.is_cancelled))
-            i = stop
-            give_way()
-            # The first chunk goes at once (the first screen); later ones are batched
-            # by time, so a huge file is a few messages a second, not thousands.
-            if pending_start == start or time.monotonic() - posted >= LAYOUT_POST_SECONDS:
-                post()
-        self.post_message(LayoutChunk(doc.view, generation, pending_start, pending, done=True))
+        self.layouter.run(doc, generation, start, lambda: worker.is_cancelled)
 
     # -- row counts the analysis took -----------------------------------------------
 
@@ -437,144 +343,17 @@ class TranscriptView(ScrollView, can_focus=True):
         measured at this width stay. Before the view has a width (0), the
         expectation is at the first it gets (`on_resize`).
         """
-        return self.measured.expect(self.ctx.width, keep=keep)
+        return self.layouter.measured.expect(self.ctx.width, keep=keep)
 
     def rows_measured(self, first: int, rows: array[int], width: int) -> None:
         """Counts of lines `first…` from the analysis (`RowsMeasured`): lay them out."""
-        if self.measured.take(first, rows, width):
+        if self.layouter.measured.take(first, rows, width):
             self.kick_layout(self.file_doc)
 
     def rows_done(self) -> None:
         """The analysis ended (or failed): nothing more is measured; lay out the rest."""
-        if self.measured.stop():
+        if self.layouter.measured.stop():
             self.kick_layout(self.file_doc)
-
-    def _waits_for_rows(self, doc: Document, block: int) -> bool:
-        """Whether laying out `doc` from `block` waits for the analysis's counts."""
-        return (
-            doc is self.file_doc
-            and block >= LAYOUT_CHUNK  # the first screen never waits
-            and self.measured.waits(block, self.ctx.width)
-        )
-
-    def _from_measured(
-        self, doc: Document, start: int, stop: int, findings: list[int] | None
-    ) -> list[int] | None:
-        """Counts of file blocks `start…stop` from the analysis's, where it has them.
-
-        The analysis counted each line in its plain look. Built to count, here:
-        a line it did not count (a marker, a bad line), a block not in its
-        default look (expanded, an artifact open), and a line with `findings`
-        (sorted lines) on its own rows. A line whose look changes later is
-        recounted as any is (`lines_changed`, `analysis_changed`).
-        """
-        counts = self.measured.counts(start, stop, self.ctx.width) if doc is self.file_doc else None
-        if counts is None:
-            return None
-        build = []
-        if UNKNOWN in counts:
-            build = [start + i for i, n in enumerate(counts) if n == UNKNOWN]
-        if not self.ctx.default_look(doc.view):
-            shaped = self.ctx.reshaped_lines(_file_line)
-            build += [line - 1 for line in shaped if start < line <= start + len(counts)]
-        if findings:
-            lo, hi = bisect_right(findings, start), bisect_right(findings, start + len(counts))
-            build += [line - 1 for line in findings[lo:hi]]
-        source = doc.source
-        for index in build:
-            counts[index - start] = source.build(index, count_only=True).count
-        return counts
-
-    def _model_from_file(self, doc: Document) -> Callable[[int, int], list[int]] | None:
-        """How to count the model view from the file view's counts, if they are all known.
-
-        Most replayed messages are their line's file block row for row
-        (`ModelSource.counts_from_file`), so once the file view is laid out at
-        this width the model view is a lookup per block instead of a parse.
-        """
-        source, file_doc = doc.source, self.file_doc
-        if not isinstance(source, ModelSource) or file_doc.laying_out or file_doc.dirty:
-            return None
-        if file_doc.width != self.ctx.width or file_doc.blocks != file_doc.source.available():
-            return None
-
-        def line_of(view: str, block: int) -> int | None:
-            if view == "file":
-                return block + 1
-            return source.line_of(block) if 0 < block < source.available() else None
-
-        reshaped = self.ctx.finding_lines() | self.ctx.reshaped_lines(line_of)
-        counts = file_doc.counts
-        return lambda first, last: source.counts_from_file(first, last, counts, reshaped)
-
-    def _hand_over(self, doc: Document, remaining: int) -> bool:
-        """Whether to count the rest of `doc` in the pass server instead of this process.
-
-        Only for many blocks, once the line index is whole and the analysis is
-        on show (the file view before it is counted here, so the server is
-        free for the analysis), when the server is not busy, and while every
-        block of the view has its default look (what the server can know).
-        """
-        server = parallel.server()
-        if server is None or server.busy or remaining < SERVER_LAYOUT_BLOCKS:
-            return False
-        if self.ctx.analysis is None or self._server_layout_failed:
-            return False
-        if not self.ctx.default_look(doc.view):
-            return False  # an expanded block or an open artifact: only this process knows
-        source = doc.source
-        return not isinstance(source, FileSource) or (
-            source.index_complete and not source.following
-        )
-
-    def _server_counts(
-        self, doc: Document, generation: int, start: int, current: Callable[[], bool]
-    ) -> int | None:
-        """Count blocks `start…` in the pass server, posting them as `LayoutChunk`s.
-
-        Returns where the counts reached, or None if the server failed (the
-        view then counts in-process, as it did before servers).
-        """
-        server = parallel.server()
-        assert server is not None and self.transcript is not None
-        reached = start
-        pending = array(COUNT_TYPECODE)
-        pending_start = start
-        posted = time.monotonic()
-
-        def on_event(kind: str, value: Any) -> bool:
-            nonlocal reached, pending, pending_start, posted
-            if not current():
-                return False
-            first, counts = value
-            if first != reached:  # never: the job counts in order
-                return False
-            pending.extend(counts)
-            reached += len(counts)
-            if time.monotonic() - posted >= LAYOUT_POST_SECONDS:
-                self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-                pending_start, pending, posted = reached, array(COUNT_TYPECODE), time.monotonic()
-            return True
-
-        try:
-            server.run(
-                count_job,
-                self.transcript,
-                doc.view,
-                self.ctx.format,
-                self.ctx.width,
-                self.ctx.analysis,
-                self.ctx.file_checks(),
-                start,
-                on_event=on_event,
-            )
-        except (OSError, parallel.PassFailed):
-            self._server_layout_failed = True
-        if pending:
-            self.post_message(LayoutChunk(doc.view, generation, pending_start, pending))
-        if self._server_layout_failed and reached == start:
-            return None
-        return reached
 
     def on_layout_chunk(self, msg: LayoutChunk) -> None:
         """Row counts from a layout worker, for the document they were counted for."""

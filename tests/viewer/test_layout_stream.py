@@ -22,7 +22,7 @@ import pytest
 from _pilot import settle, sync
 from _random_transcripts import random_transcript
 
-from transcript_view.viewer import transcript_view
+from transcript_view.viewer import layouter, transcript_view
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.messages import LayoutChunk
@@ -80,8 +80,8 @@ async def test_no_layout_chunk_holds_more_than_the_cap(
     transcript_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The model view's counts are taken from the file view's in big steps: posted in pieces."""
-    monkeypatch.setattr(transcript_view, "LAYOUT_CHUNK", 2)  # steps of 100 blocks
-    monkeypatch.setattr(transcript_view, "LAYOUT_POST_COUNTS", 30)
+    monkeypatch.setattr(layouter, "LAYOUT_CHUNK", 2)  # steps of 100 blocks
+    monkeypatch.setattr(layouter, "LAYOUT_POST_COUNTS", 30)
     sizes: dict[str, list[int]] = {"file": [], "model": []}
 
     def hook(message: Any) -> None:

@@ -32,7 +32,7 @@ from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.ledger import VerificationLedger
 from transcript_view.core.tables import Replay
 from transcript_view.core.transcript import Transcript
-from transcript_view.viewer import background, main_screen, transcript_view, workers
+from transcript_view.viewer import background, layouter, main_screen, workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
@@ -63,8 +63,8 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1)
     monkeypatch.setattr(workers, "SERVER_CHECK_FILES", 2)
     monkeypatch.setattr(background, "COUNT_STEP", 7)
-    monkeypatch.setattr(transcript_view, "LAYOUT_CHUNK", 5)
-    monkeypatch.setattr(transcript_view, "SERVER_LAYOUT_BLOCKS", 10)
+    monkeypatch.setattr(layouter, "LAYOUT_CHUNK", 5)
+    monkeypatch.setattr(layouter, "SERVER_LAYOUT_BLOCKS", 10)
 
 
 @pytest.fixture
@@ -297,7 +297,7 @@ async def test_a_claude_sessions_file_view_is_laid_out_from_the_counts_its_pass_
         view = screen.view
         assert view.file_doc.blocks == 3001
         assert len(counted) < view.file_doc.blocks / 4, "most blocks were built to be counted"
-        measured = view.measured.rows.tolist()
+        measured = view.layouter.measured.rows.tolist()
         assert len(measured) == 3001 and UNKNOWN not in measured
         # The marker's line was counted with its provisional badge, and again by the
         # view when the analysis landed (`AnalysisState.adopt`); every other as measured.
@@ -347,8 +347,8 @@ async def test_a_pass_started_before_the_views_first_width_counts_at_that_width(
         screen = app.screen
         assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
         view = screen.view
-        assert widths and view.measured.width == widths[0] == view.ctx.width
-        assert len(view.measured.rows) == view.file_doc.blocks
+        assert widths and view.layouter.measured.width == widths[0] == view.ctx.width
+        assert len(view.layouter.measured.rows) == view.file_doc.blocks
         assert len(counted) < view.file_doc.blocks / 4, "most blocks were built to be counted"
         assert_layout_consistent(screen)
 
@@ -392,7 +392,8 @@ async def test_a_pass_held_for_a_width_starts_without_one_in_the_end(
         assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
         assert started == [(True, 0)]  # held, then started without a width
         view = screen.view
-        assert not view.measured.coming and view.ctx.width == 0 and not view.measured.rows
+        measured = view.layouter.measured
+        assert not measured.coming and view.ctx.width == 0 and not measured.rows
         # A width at last: the view lays the file out itself, nothing waits for rows.
         monkeypatch.setattr(TranscriptView, "on_resize", on_resize)
         await pilot.resize_terminal(SIZE[0] - 10, SIZE[1])
