@@ -608,6 +608,16 @@ class BlockSource(Protocol):
         """The block showing transcript `line`, if this view has one."""
         ...
 
+    def extent(self, blocks: int) -> tuple[int, int]:
+        """How far the first `blocks` blocks reach into what this view shows, and its whole.
+
+        In one unit that grows with the rows, for estimating the rows of blocks
+        not laid out yet (`Document.estimated_rest`): the file view's bytes
+        (a pager's estimate, which knows the file's end before its lines),
+        another view's blocks.
+        """
+        ...
+
 
 class FileSource:
     """The file view: one block per transcript line, in file order."""
@@ -657,6 +667,14 @@ class FileSource:
     def index_of_line(self, line: int) -> int | None:
         """Line n is block n - 1."""
         return line - 1 if line >= 1 else None
+
+    def extent(self, blocks: int) -> tuple[int, int]:
+        """Bytes of the file up to the end of line `blocks`, and the file's size now."""
+        try:
+            reached = self.transcript.line_span(blocks)[1] + 1 if blocks else 0
+            return reached, max(self.transcript.file_size(), reached)
+        except (OSError, IndexError):
+            return blocks, blocks  # nothing to go by: no estimate
 
 
 class ModelSource:
@@ -813,6 +831,10 @@ class ModelSource:
             self._line_index = {e.line: i + 1 for i, e in enumerate(replay)}
         return self._line_index.get(line)
 
+    def extent(self, blocks: int) -> tuple[int, int]:
+        """Blocks laid out, and the blocks there are (every entry is known at once)."""
+        return blocks, max(self.available(), blocks)
+
 
 class EmptySource:
     """The source of a transcript that could not be opened: no blocks."""
@@ -834,3 +856,7 @@ class EmptySource:
     def index_of_line(self, line: int) -> int | None:
         """No line has a block."""
         return None
+
+    def extent(self, blocks: int) -> tuple[int, int]:
+        """Nothing, of nothing."""
+        return 0, 0

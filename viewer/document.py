@@ -63,6 +63,23 @@ class Document:
         """Rows of every block laid out so far."""
         return self.layout.total
 
+    def estimated_rest(self) -> int:
+        """Rows the blocks not laid out yet are expected to take: 0 once every one is.
+
+        As a pager does, from how far the laid-out blocks reach (the file view:
+        in bytes, so lines not even indexed yet count) and the rows they took:
+        the rest at the same rate. What the view shows past its rows while it
+        lays a big transcript out (the scrollbar is then the whole file's);
+        each chunk laid out replaces part of the estimate with real rows, below
+        every row already shown, so nothing on screen moves.
+        """
+        if not self.blocks:
+            return 0  # no rate yet (the first chunk comes at once)
+        reached, whole = self.source.extent(self.blocks)
+        if reached <= 0 or whole <= reached:
+            return 0
+        return self.total_rows * (whole - reached) // reached
+
     def reset(self) -> None:
         """Forget the layout (a new width or a new analysis)."""
         self.layout = RowLayout()

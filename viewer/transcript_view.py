@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from rich.style import Style
+from rich.text import Text
 from textual import events, on, work
 from textual.binding import BindingType
 from textual.cache import LRUCache
@@ -397,7 +398,7 @@ class TranscriptView(ScrollView, can_focus=True):
             self.scroll_to(y=max(row - anchor.above, 0), animate=False, immediate=True)
         elif self.stick_to_end and doc.total_rows:
             self.set_cursor(doc.total_rows - 1, scroll=False)
-            self.scroll_end(animate=False, immediate=True)
+            self._scroll_to_last_row()
         self._strips.clear()  # rows past the old end were drawn blank
         self.prefetch()
         self.refresh()
@@ -459,8 +460,22 @@ class TranscriptView(ScrollView, can_focus=True):
         self.refresh()
 
     def _update_size(self) -> None:
+        """The virtual size: the rows laid out, and an estimate of the rest while laying out.
+
+        The scrollbar is the whole transcript's from the first chunk, as a
+        pager's is (`Document.estimated_rest`); the rows past those laid out
+        show where the layout has got to until theirs arrive.
+        """
         self._sized_at = time.monotonic()
-        self.virtual_size = Size(self.ctx.width, self.doc.total_rows)
+        self.virtual_size = Size(self.ctx.width, self.doc.total_rows + self.doc.estimated_rest())
+
+    def _scroll_to_last_row(self) -> None:
+        """Scroll so the last row laid out is at the bottom (not the estimate's end)."""
+        self.scroll_to(
+            y=max(self.doc.total_rows - self.scrollable_content_region.height, 0),
+            animate=False,
+            immediate=True,
+        )
 
     def _grow_size(self, final: bool) -> None:
         """`_update_size`, at most every `SIZE_SECONDS` unless `final` (see `apply_chunk`)."""
@@ -791,6 +806,8 @@ class TranscriptView(ScrollView, can_focus=True):
     def _render_row(self, index: int, width: int, base: Style, cursor: bool) -> Strip:
         row = self.doc.row(index)
         if row is None:
+            if index == self.doc.total_rows and self.doc.estimated_rest():
+                return self._laying_out_row(width, base)
             return Strip.blank(width, base)
         text = row.text
         query = self.search_query
@@ -809,6 +826,15 @@ class TranscriptView(ScrollView, can_focus=True):
         segments = list(text.render(self.app.console))
         strip = Strip(segments).crop_extend(0, width, None)
         return strip.apply_style(base + self._cursor_style if cursor else base)
+
+    def _laying_out_row(self, width: int, base: Style) -> Strip:
+        """The row just past those laid out, while the rest is an estimate: how far it got."""
+        reached, whole = self.doc.source.extent(self.doc.blocks)
+        share = f" ({reached * 100 // whole}%)" if whole else ""
+        text = Text(" " * GUTTER + f"… laying out{share}: the rows below are an estimate")
+        text.stylize(self.ctx.palette.dim)
+        strip = Strip(list(text.render(self.app.console))).crop_extend(0, width, None)
+        return strip.apply_style(base)
 
     # -- cursor --------------------------------------------------------------------------
 
@@ -874,7 +900,7 @@ class TranscriptView(ScrollView, can_focus=True):
         """To the last row laid out."""
         self._landing = None
         self.set_cursor(self.doc.total_rows - 1)
-        self.scroll_end(animate=False, immediate=True)
+        self._scroll_to_last_row()
 
     @property
     def current_row(self) -> Row | None:

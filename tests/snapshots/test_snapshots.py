@@ -52,6 +52,23 @@ class TestTranscript:
         app = TranscriptApp(EXAMPLES / "demo.jsonl")
         assert snap_compare(app, terminal_size=SIZE, run_before=settled)
 
+    def test_laying_out_half_way(self, snap_compare: Any) -> None:
+        """Issue 25: while a big transcript is laid out, the row after the last one
+        laid out says how far it got, and the scrollbar is the whole file's (estimated)."""
+
+        async def half_way(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            view = screen_of(pilot).view
+            doc = view.file_doc
+            doc.truncate(doc.blocks // 2)  # as if the layout were half way through
+            doc.laying_out = True
+            view._update_size()
+            view.scroll_to(y=max(doc.total_rows - 20, 0), animate=False, immediate=True)
+            await pilot.pause()
+
+        app = TranscriptApp(EXAMPLES / "demo.jsonl")
+        assert snap_compare(app, terminal_size=SIZE, run_before=half_way)
+
     def test_broken_example_at_its_first_problem(self, snap_compare: Any) -> None:
         async def first_problem(pilot: Pilot[Any]) -> None:
             await settle(pilot)

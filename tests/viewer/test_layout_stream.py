@@ -99,3 +99,46 @@ async def test_no_layout_chunk_holds_more_than_the_cap(
         assert model is not None and model.blocks == model.source.available() > 200
     assert len(sizes["model"]) > 2
     assert max(sizes["model"]) <= 30 + 2 * 50, sizes["model"]
+
+
+@sync
+async def test_rows_not_laid_out_yet_are_estimated_and_replaced_without_moving_the_screen(
+    transcript_path: Path,
+) -> None:
+    """Issue 25: the view is usable before every row is counted, as a pager is. The rows
+    past those laid out are estimated (the scrollbar is the whole file's), the row
+    after the last one laid out says so, `G` goes to the last row laid out, and the
+    real counts replace the estimate with nothing on screen moving."""
+    app = TranscriptApp(transcript_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        view = screen.view
+        doc = view.file_doc
+        counts, total = doc.counts.tolist(), doc.total_rows
+        half = doc.blocks // 2
+        doc.truncate(half)  # as if the layout had got half way through the file
+        doc.laying_out = True  # and were still at it: nothing starts another
+        view._update_size()
+        laid = doc.total_rows
+        reached, whole = doc.source.extent(half)
+        assert 0 < reached < whole == transcript_path.stat().st_size
+        assert view.virtual_size.height == laid + laid * (whole - reached) // reached
+        assert laid < view.virtual_size.height and abs(view.virtual_size.height - total) < total / 2
+        view.scroll_to(y=laid - 3, animate=False, immediate=True)
+        await pilot.pause()
+        shown = [view.render_line(y).text for y in range(SIZE[1])]
+        assert shown[3].strip().startswith("… laying out (")
+        assert "the rows below are an estimate" in shown[3]
+        view.action_bottom()
+        assert view.cursor == laid - 1
+        assert view.scroll_y == laid - view.scrollable_content_region.height
+        view.set_cursor(10)
+        view.scroll_to(y=5, animate=False, immediate=True)
+        await pilot.pause()
+        before = [view.render_line(y).text for y in range(SIZE[1])]
+        view.apply_chunk(doc, LayoutChunk("file", doc.generation, half, counts[half:], done=True))
+        assert doc.total_rows == view.virtual_size.height == total
+        assert (view.cursor, view.scroll_y) == (10, 5)
+        assert [view.render_line(y).text for y in range(SIZE[1])] == before
