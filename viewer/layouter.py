@@ -106,7 +106,7 @@ class Layouter:
 
         derive = self._model_from_file(doc)
         step = LAYOUT_CHUNK * 50 if derive is not None else LAYOUT_CHUNK
-        findings: list[int] | None = None
+        unplain: list[int] | None = None
         while current():
             available = doc.source.available()
             stop = min(available, i + step)
@@ -121,9 +121,9 @@ class Layouter:
                     # held the UI thread a third of a second to take in.
                     post()
                 continue
-            if findings is None and doc is self.file_doc:
-                findings = sorted(self.ctx.finding_lines())  # later ones: `lines_changed`
-            taken = self._from_measured(doc, i, min(available, i + LAYOUT_CHUNK * 50), findings)
+            if unplain is None and doc is self.file_doc:
+                unplain = self._unplain_lines()  # later ones: `lines_changed`
+            taken = self._from_measured(doc, i, min(available, i + LAYOUT_CHUNK * 50), unplain)
             if taken:
                 pending.extend(taken)
                 i += len(taken)
@@ -164,16 +164,32 @@ class Layouter:
             and self.measured.waits(block, self.ctx.width)
         )
 
+    def _unplain_lines(self) -> list[int]:
+        """Lines whose look the analysis on show changed from the plain one, sorted.
+
+        The pass measured every line before any analysis (`BlockRows`). Once
+        one is on show, a line with findings, markers (their badges are the
+        ledger's: a Codex notice's "not stored" is wider than "checking") or,
+        for another format, the whole file's tags is not in its plain look.
+        `AnalysisState.adopt` recounts those when the analysis lands; a layout
+        at the measured width after that (a resize away and back, the last
+        line again in follow mode) builds them here.
+        """
+        lines = self.ctx.finding_lines()
+        if self.ctx.analysis is not None:
+            lines = lines | self.ctx.index.lines_with_markers()
+        return sorted(lines)
+
     def _from_measured(
-        self, doc: Document, start: int, stop: int, findings: list[int] | None
+        self, doc: Document, start: int, stop: int, unplain: list[int] | None
     ) -> list[int] | None:
         """Counts of file blocks `start…stop` from the analysis's, where it has them.
 
         The analysis counted each line in its plain look. Built to count, here:
         a line it did not count (one too long to build whole), a block not in its
-        default look (expanded, an artifact open), and a line with `findings`
-        (sorted lines) on its own rows. A line whose look changes later is
-        recounted as any is (`lines_changed`, `analysis_changed`).
+        default look (expanded, an artifact open), and a line in `unplain`
+        (`_unplain_lines`). A line whose look changes later is recounted as any
+        is (`lines_changed`, `analysis_changed`).
         """
         counts = self.measured.counts(start, stop, self.ctx.width) if doc is self.file_doc else None
         if counts is None:
@@ -184,9 +200,9 @@ class Layouter:
         if not self.ctx.default_look(doc.view):
             shaped = self.ctx.reshaped_lines(_file_line)
             build += [line - 1 for line in shaped if start < line <= start + len(counts)]
-        if findings:
-            lo, hi = bisect_right(findings, start), bisect_right(findings, start + len(counts))
-            build += [line - 1 for line in findings[lo:hi]]
+        if unplain:
+            lo, hi = bisect_right(unplain, start), bisect_right(unplain, start + len(counts))
+            build += [line - 1 for line in unplain[lo:hi]]
         source = doc.source
         for index in build:
             counts[index - start] = source.build(index, count_only=True).count

@@ -70,13 +70,26 @@ def test_the_reference_pass_and_its_measure(tmp_path: Path, method: str, seed: i
     assert there == here
 
 
-def test_the_claude_code_and_codex_passes(tmp_path: Path, method: str) -> None:
+def test_the_claude_code_and_codex_passes_and_their_measure(tmp_path: Path, method: str) -> None:
+    """The viewer's measure (`BlockRows`) goes to the workers with the pass."""
     session = random_claude_session(tmp_path / "projects" / "p", 7, 150)
     rollout = random_codex_rollout(tmp_path / "r.jsonl", 7, 200)
-    for path, read in ((session, analyse_claude), (rollout, analyse_codex)):
+    cases = ((session, analyse_claude, Format.CLAUDE_CODE), (rollout, analyse_codex, Format.CODEX))
+    for path, read, fmt in cases:
         with Transcript.open(path) as t:
             assert len(t.line_ranges()) > 2
-            assert dump_session(read(t, workers=2)) == dump_session(read(t, workers=1))
+            told: dict[int, list[int]] = {1: [], 2: []}
+            dumps = {}
+            for workers, counts in told.items():
+
+                def measured(first: int, rows: array[int], counts: list[int] = counts) -> None:
+                    assert first == len(counts) + 1, "measures out of order, or told twice"
+                    counts.extend(rows)
+
+                a = read(t, workers=workers, measure=BlockRows(60, fmt), measured=measured)
+                dumps[workers] = dump_session(a)
+            assert dumps[2] == dumps[1]
+            assert told[2] == told[1] and len(told[1]) == t.line_count
 
 
 def test_the_artifact_checks(tmp_path: Path, method: str, monkeypatch: pytest.MonkeyPatch) -> None:

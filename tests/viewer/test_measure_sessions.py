@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from transcript_view.core.formats.detect import Format, detect
+from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer.blocks import FileSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
@@ -99,6 +100,41 @@ def test_random_sessions_are_counted_as_built(tmp_path: Path, seed: int) -> None
     counted = _counted(claude, Format.CLAUDE_CODE, (30, 118))[0]
     counted += _counted(codex, Format.CODEX, (30, 118))[0]
     assert counted > 0
+
+
+def _plain_outside_the_adopted(path: Path, fmt: Format, width: int) -> int:
+    """Every line the analysis does not reshape (`AnalysisState.adopt`'s set, and what
+    `Layouter` builds once it is on show) has the plain count, analysis or not; how many."""
+    kept = 0
+    with Transcript.open(path) as t:
+        measure = BlockRows(width, fmt)
+        state = AnalysisState()
+        reshaped = state.adopt(analyse_as(t, fmt))
+        reshaped |= state.index.lines_with_markers()
+        source = FileSource(t, BlockContext(state, {}, Expansion(), width=width, format=fmt))
+        source.index_complete = True
+        for line in range(1, t.line_count + 1):
+            if line in reshaped:
+                continue
+            kept += 1
+            got = measure(t.raw_line(line))
+            assert got == source.build(line - 1).count, (path.name, width, line)
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_line_the_analysis_leaves_alone_keeps_its_plain_count(tmp_path: Path, seed: int) -> None:
+    """What the layout relies on to take the pass's counts after a session analysis lands
+    (the reference format's: `test_measure.py`, `with_analysis`)."""
+    claude = random_claude_session(tmp_path / "claude", seed, 60)
+    codex = random_codex_rollout(tmp_path / "rollout.jsonl", seed, 60)
+    kept = 0
+    for width in (30, 118):
+        kept += _plain_outside_the_adopted(claude, Format.CLAUDE_CODE, width)
+        kept += _plain_outside_the_adopted(codex, Format.CODEX, width)
+    for path, fmt in ((CLAUDE_EXAMPLE, Format.CLAUDE_CODE), (CODEX_EXAMPLE, Format.CODEX)):
+        kept += _plain_outside_the_adopted(path, fmt, 80)
+    assert kept > 100
 
 
 def test_a_line_with_a_marker_is_counted_as_the_view_builds_it(tmp_path: Path) -> None:
