@@ -344,6 +344,8 @@ class RowBuilder:
     @property
     def counted(self) -> int:
         """The block's rows so far, inline artifacts included: what `block().count` says."""
+        if not self.inserts:
+            return len(self.rows)
         return len(self.rows) + sum(a.count for _, a in self.inserts)
 
     def block(self) -> Block:
@@ -669,10 +671,19 @@ class FileSource:
         return line - 1 if line >= 1 else None
 
     def extent(self, blocks: int) -> tuple[int, int]:
-        """Bytes of the file up to the end of line `blocks`, and the file's size now."""
+        """Bytes of the file up to the end of line `blocks`, and of the lines to lay out.
+
+        While the file is being indexed, its size (lines not found yet count);
+        then the end of the last line there is a block for, so a line still
+        being written (follow mode) is not taken for rows to come.
+        """
         try:
             reached = self.transcript.line_span(blocks)[1] + 1 if blocks else 0
-            return reached, max(self.transcript.file_size(), reached)
+            if not self.index_complete:
+                return reached, max(self.transcript.file_size(), reached)
+            available = self.available()
+            whole = self.transcript.line_span(available)[1] + 1 if available else 0
+            return reached, max(whole, reached)
         except (OSError, IndexError):
             return blocks, blocks  # nothing to go by: no estimate
 

@@ -22,8 +22,12 @@ import pytest
 from _pilot import settle, sync
 from _random_transcripts import random_transcript
 
+from transcript_view.core.transcript import Transcript
 from transcript_view.viewer import layouter, transcript_view
 from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.blocks import FileSource
+from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
+from transcript_view.viewer.document import Document
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.messages import LayoutChunk
 
@@ -142,3 +146,36 @@ async def test_rows_not_laid_out_yet_are_estimated_and_replaced_without_moving_t
         assert doc.total_rows == view.virtual_size.height == total
         assert (view.cursor, view.scroll_y) == (10, 5)
         assert [view.render_line(y).text for y in range(SIZE[1])] == before
+
+
+def _file_doc(path: Path, *, complete: bool, following: bool = False) -> Document:
+    transcript = Transcript.open(path)
+    source = FileSource(transcript, BlockContext(AnalysisState(), {}, Expansion(), width=80))
+    source.index_complete, source.following = complete, following
+    return Document(source)
+
+
+def test_the_estimate_is_the_rest_of_the_file_at_the_rate_laid_out(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    line = b'{"v": 1, "type": "message", "id": "m", "payload": {"content": "x"}}\n'
+    path.write_bytes(line * 10)
+    doc = _file_doc(path, complete=False)
+    assert doc.estimated_rest() == 0, "nothing laid out: no rate yet"
+    doc.extend(0, [2] * 4)
+    assert doc.estimated_rest() == 12  # 6 lines to come at 2 rows each
+    doc.extend(4, [2] * 6)
+    assert doc.estimated_rest() == 0
+
+
+def test_a_line_still_being_written_is_no_row_to_come(tmp_path: Path) -> None:
+    """Follow mode holds back a last line with no LF yet: nothing is estimated for it."""
+    path = tmp_path / "t.jsonl"
+    line = b'{"v": 1, "type": "message", "id": "m", "payload": {"content": "x"}}\n'
+    path.write_bytes(line * 10 + line[:-30])
+    doc = _file_doc(path, complete=True, following=True)
+    assert doc.source.available() == 10
+    doc.extend(0, [2] * 10)
+    assert doc.estimated_rest() == 0
+    indexing = _file_doc(path, complete=False)
+    indexing.extend(0, [2] * 10)
+    assert indexing.estimated_rest() > 0, "while indexing, the file's size is what is known"
