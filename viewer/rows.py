@@ -78,7 +78,7 @@ def wrap_count(text: str, width: int, cap: int | None = None) -> int:
     rows, and only whether there are more than a collapsed piece shows.
     Printable ASCII is shown as written, one cell a character (`visible`
     redraws only controls and DEL there, which `str.isprintable` rejects:
-    `tests/viewer/test_measure.py` holds the two to each other), so its rows
+    `tests/viewer/test_block_rows.py` holds the two to each other), so its rows
     are arithmetic. Anything else is cut as `wrap` cuts it, a logical line at
     a time, and a long logical line only as far as `cap` rows need (the rows a
     greedy cut makes of a prefix are the first rows of the whole).

@@ -125,7 +125,7 @@ def _plain_outside_the_adopted(path: Path, fmt: Format, width: int) -> int:
 @pytest.mark.parametrize("seed", range(6))
 def test_a_line_the_analysis_leaves_alone_keeps_its_plain_count(tmp_path: Path, seed: int) -> None:
     """What the layout relies on to take the pass's counts after a session analysis lands
-    (the reference format's: `test_measure.py`, `with_analysis`)."""
+    (the reference format's: `test_block_rows.py`, `with_analysis`)."""
     claude = random_claude_session(tmp_path / "claude", seed, 60)
     codex = random_codex_rollout(tmp_path / "rollout.jsonl", seed, 60)
     kept = 0
