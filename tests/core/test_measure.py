@@ -1,42 +1,31 @@
-"""A caller's measure of each line, taken where the analysis decodes it (`analyse(measure=)`).
+"""A caller's measure of each line, taken where the analysis maps it (`analyse(measure=)`).
 
-The viewer counts its rows this way (issue 11). The pass must give the measure
-every envelope line once, as the line was decoded, tell the caller the results
-batch by batch in file order, and find exactly what it finds without one.
+The viewer counts its rows this way (issue 11; `viewer.measure.BlockRows`).
+The pass must give the measure every envelope line's bytes once, tell the
+caller the results batch by batch in file order, and find exactly what it
+finds without one.
 """
 
 from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-import msgspec
 import pytest
 from _analysis_dump import dump
 from _random_transcripts import mutate, random_transcript
 
 import transcript_view.core.transcript as transcript_module
 from transcript_view.core.analysis import analyse
-from transcript_view.core.envelope_shape import Payload
 from transcript_view.core.transcript import Transcript, parse_line_bytes_plain
-
-#: The payload shape's fields, by the key each is read from.
-FIELDS = {f.encode_name: f.name for f in msgspec.structs.fields(Payload)}
 
 
 class Sizes:
-    """A measure anyone can check: the line's byte count, and how many fields it decoded."""
+    """A measure anyone can check: the line's byte count, and its first byte."""
 
-    def __call__(self, kind: str, payload: Payload, raw: bytes) -> int:
-        return len(raw) * 100 + sum(getattr(payload, n) is not None for n in FIELDS.values())
-
-
-def _set_fields(payload: Mapping[str, Any]) -> int:
-    """What `Sizes` counts of a payload the plain parser read: declared keys, not null."""
-    return sum(1 for key, value in payload.items() if key in FIELDS and value is not None)
+    def __call__(self, raw: bytes) -> int:
+        return len(raw) * 1000 + (raw[0] if raw else 0)
 
 
 def _want(t: Transcript) -> list[int]:
@@ -49,9 +38,7 @@ def _want(t: Transcript) -> list[int]:
         if parsed is None or not hasattr(parsed, "data"):
             out.append(-1)
             continue
-        payload = parsed.data.get("payload")
-        fields = _set_fields(payload) if isinstance(payload, dict) else 0
-        out.append(len(raw) * 100 + fields)
+        out.append(Sizes()(raw))
     return out
 
 
