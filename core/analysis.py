@@ -198,7 +198,7 @@ def _value_digest(value: Any) -> str:
 EV_MESSAGE = 0
 #: `(EV_DISPATCH, line, call_id, op_id, key, mismatch)` (`mismatch`: the finding's text or None)
 EV_DISPATCH = 1
-#: `(EV_SETTLE, line, op_id, key, artifact, result_digest)`
+#: `(EV_SETTLE, line, op_id, artifact, result_digest)`
 EV_SETTLE = 2
 #: `(EV_COMPACTION, line, replaces_through_id, envelope_id)`
 EV_COMPACTION = 3
@@ -208,7 +208,7 @@ EV_ELISION = 4
 # What a worker's fold leaves to the real one (`LocalOps.deferred`): a dispatch it
 # could not match `(_DISPATCH, line, call_id, row)`, a tool message it could not
 # `(_ANSWER, line, call_id, is_error, digest, sites)`, and a settle of an
-# operation it never saw dispatched `(_SETTLE, line, op_id, key, artifact, digest)`.
+# operation it never saw dispatched `(_SETTLE, line, op_id, artifact, digest)`.
 _DISPATCH, _ANSWER, _SETTLE = 10, 11, 12
 #: `_answer`'s "not here; ask the fold" (a local pass only).
 _DEFERRED = -2
@@ -487,11 +487,10 @@ def _map_into(
             digest = p.result_digest
             if type(digest) is not str:
                 digest = None
-            op_key = key_of(op_id) if op_id is not None else 0
             if fold is not None:
-                fold_settled(line, op_id, op_key, artifact, digest)
+                fold_settled(line, op_id, artifact, digest)
             else:
-                add_event((EV_SETTLE, line, op_id, op_key, artifact, digest))
+                add_event((EV_SETTLE, line, op_id, artifact, digest))
         elif kind == "session-meta":
             if meta_line is None:
                 meta_line = line
@@ -662,8 +661,9 @@ class AnalysisPass:
         self.local = local
         self.id_keys = IdKeys.new() if keys is None else keys
         self.deferred: list[tuple[Any, ...]] = []
-        self.taken_calls: list[int] = []
-        self.asked_answers: list[int] = []
+        # A local pass's call ids (`LocalOps`), keyed once each when it is exported.
+        self.taken_calls: list[str] = []
+        self.asked_answers: list[str] = []
         self.ops = Operations(transcript)
         self.replay = Replay(transcript, self.id_keys)
         self.analysis = Analysis(transcript=transcript, operations=self.ops, replay=self.replay)
@@ -946,6 +946,9 @@ class AnalysisPass:
         """What a local pass folded, for the fold to merge (`_merge`)."""
         cols, call_pos, flags, artifacts = self.ops.raw_columns()
         a = self.analysis
+        # A call's id is asked by its dispatch and its answer alike: each is keyed once.
+        key_of = self.id_keys
+        keys = {call_id: key_of(call_id) for call_id in {*self.taken_calls, *self.asked_answers}}
         return LocalOps(
             columns=cols,
             call_pos=call_pos,
@@ -961,8 +964,8 @@ class AnalysisPass:
             ambiguous=self.ambiguous,
             findings=a.findings,
             deferred=self.deferred,
-            taken_calls=array("q", sorted(self.taken_calls)),
-            asked_answers=array("q", sorted(self.asked_answers)),
+            taken_calls=array("q", sorted({keys[c] for c in self.taken_calls})),
+            asked_answers=array("q", sorted({keys[c] for c in self.asked_answers})),
         )
 
     def _collides(self, local: LocalOps) -> bool:
@@ -1132,9 +1135,9 @@ class AnalysisPass:
             if self.local:
                 if row < 0:
                     return _DEFERRED
-                self.taken_calls.append(self.id_keys(call_id))
+                self.taken_calls.append(call_id)
         if self.local:
-            self.asked_answers.append(self.id_keys(call_id))
+            self.asked_answers.append(call_id)
         if row < 0:
             return -1
         ops = self.ops
@@ -1155,7 +1158,7 @@ class AnalysisPass:
         else:
             self.ops.set_dispatch(row, line)
             if self.local:
-                self.taken_calls.append(self.id_keys(call_id))
+                self.taken_calls.append(call_id)
         if op_id is not None:
             if not self.exact_ids:
                 # Every id is unique (or this pass is thrown away): a new operation.
@@ -1180,16 +1183,16 @@ class AnalysisPass:
         self,
         line: int,
         op_id: str | None,
-        key: int,
         artifact: Mapping[str, Any] | None,
         want: str | None,
     ) -> None:
         row = self.pending.pop(op_id, -1) if op_id is not None else -1
         if row < 0:
-            earlier = self._dispatch_row(op_id, key) if op_id is not None else -1
+            # The operation's key only now: a settle its pending dispatch answers needs none.
+            earlier = self._dispatch_row(op_id, self.id_keys(op_id)) if op_id is not None else -1
             if self.local and op_id is not None and earlier < 0:
                 # Dispatched before this batch, perhaps: only the fold knows.
-                self.deferred.append((_SETTLE, line, op_id, key, artifact, want))
+                self.deferred.append((_SETTLE, line, op_id, artifact, want))
                 return
             done = earlier >= 0 and self.ops.line("settle", earlier) >= 0
             if done and id_at(self.t, self.ops.line("dispatch", earlier)) == op_id:
