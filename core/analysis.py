@@ -231,8 +231,9 @@ class LineBatch:
     keys: array[int] = field(default_factory=lambda: array("q"))
     """The pass's `IdKeys` of each envelope id, in line order (lines without an id have none)."""
     key_lines: array[int] = field(default_factory=lambda: array("i"))
-    sorted_keys: array[int] = field(default_factory=lambda: array("q"))
-    """`keys`, sorted (by `seal`): how the fold checks a whole file's ids at once."""
+    buckets: list[array[int]] = field(default_factory=list)
+    """`keys` cut by value into `key_buckets` ranges (by `seal`): how the fold checks a
+    whole file's ids at once, a range at a time."""
     problems: list[LineProblem] = field(default_factory=list)
     last_content: int = 0
     """The last line that is not blank (a bad one there is a torn tail, if it is the file's)."""
@@ -248,10 +249,27 @@ class LineBatch:
     measures: array[int] | None = None
     """The caller's `Measure` of each line, `first` to `last` (-1: no envelope), if asked."""
 
-    def seal(self) -> LineBatch:
-        """Sort the keys for the fold's whole-file id check; returns the batch."""
-        self.sorted_keys = array("q", sorted(self.keys))
+    def seal(self, lines: int) -> LineBatch:
+        """Cut the keys into the fold's ranges (`key_buckets` of the file's `lines`) for its
+        whole-file id check; returns the batch.
+
+        A loop over the keys, not a sort (which compares each with a dozen others):
+        the fold only needs each range's keys together, in any order.
+        """
+        count = key_buckets(lines)
+        shift = 62 - (count.bit_length() - 1)  # keys are below 2**62 (`core.keys`)
+        parts: list[list[int]] = [[] for _ in range(count)]
+        adds = [part.append for part in parts]
+        for key in self.keys:
+            adds[key >> shift](key)
+        self.buckets = [array("q", part) for part in parts]
         return self
+
+
+def key_buckets(lines: int) -> int:
+    """Into how many ranges of value a file of `lines` lines cuts its id keys (a power of
+    two): some 16,384 keys a range at most, so that each range's set is small."""
+    return 1 << (lines >> 14).bit_length()
 
 
 def _elision_items(items: object) -> list[tuple[str, str]]:
@@ -315,7 +333,7 @@ def map_lines(
     """
     batch = LineBatch(first, last)
     _map_into(batch, _decoded(batch, transcript.raw_chunks(first, last)), keys, measure=measure)
-    return batch.seal()
+    return batch.seal(transcript.line_count)
 
 
 def _unmeasured(kind: str, payload: Payload, raw: bytes) -> int:
@@ -573,7 +591,7 @@ def fold_lines(
     local = AnalysisPass(transcript, exact_ids=False, local=True, keys=keys)
     _map_into(batch, _decoded(batch, transcript.raw_chunks(first, last)), keys, local, measure)
     batch.folded = local.export()
-    return batch.seal()
+    return batch.seal(transcript.line_count)
 
 
 def parse_workers(transcript: Transcript) -> int:
@@ -612,7 +630,7 @@ def _batches(
             batch = LineBatch(first, last)
             lines = _decoded(batch, transcript.raw_chunks(first, last))
             _map_into(batch, lines, keys, fold, measure)
-            yield batch.seal()
+            yield batch.seal(transcript.line_count)
         return
     job = _fold_run if fold is not None else _map_run
     yield from parallel.ordered(job, (transcript, keys, measure), runs, n)
@@ -632,9 +650,9 @@ class AnalysisPass:
     Envelope ids are checked for duplicates in one of two ways. `exact_ids`
     (the default) checks each as it comes, in hash tables. Without it the
     pass keeps every id's key and checks them all at once at the end
-    (`ids_unique`), a sort and a set a bucket; it may then answer as if no id repeats only
-    if none does, so a caller that finds a repeat must run an exact pass
-    instead (`analyse` does; repeated ids are what a corrupt file has, not a
+    (`ids_unique`), a set a range of key values; it may then answer as if no
+    id repeats only if none does, so a caller that finds a repeat must run an
+    exact pass instead (`analyse` does; repeated ids are what a corrupt file has, not a
     healthy one).
     """
 
@@ -682,11 +700,11 @@ class AnalysisPass:
         # almost never, `core.keys`): its first line, and its operation's row, by the id.
         self.ids_collided: dict[str, int] = {}
         self.ops_collided: dict[str, int] = {}
-        # Without exact ids: every id's key by line, each run's keys sorted, and
+        # Without exact ids: every id's key by line, each run's keys cut into ranges, and
         # each operation row's dispatch key (0: none yet).
         self.keys = array("q")
         self.key_lines = array("i")
-        self.sorted_keys: list[array[int]] = []
+        self.key_buckets: list[list[array[int]]] = []
         self.dispatch_keys = array("q")
         self.first: tuple[int, str] | None = None
         """The first envelope's line and type."""
@@ -808,7 +826,7 @@ class AnalysisPass:
             else:
                 self.keys.extend(batch.keys)
                 self.key_lines.extend(batch.key_lines)
-                self.sorted_keys.append(batch.sorted_keys)
+                self.key_buckets.append(batch.buckets)
         lines = batch.replay_lines
         done = 0
         message, dispatched, settled = self._message, self._dispatched, self._settled
@@ -880,30 +898,19 @@ class AnalysisPass:
     def ids_unique(self) -> bool:
         """Whether no two envelope ids share a key (without exact ids; see the class).
 
-        The keys of every batch were sorted where it was mapped; here they are
-        cut into buckets by value, and each bucket's keys from every batch go
+        The keys of every batch were cut into the same ranges of value where it
+        was mapped (`LineBatch.seal`); here each range's keys from every batch go
         through one small set. A few hundred milliseconds for a gigabyte, in a
         few megabytes: a set of every key at once would take hundreds.
         """
-        if self.exact_ids:
+        if self.exact_ids or not self.key_buckets:
             return True
-        runs = [r for r in self.sorted_keys if r]
-        total = sum(len(r) for r in runs)
-        if total < 2:
-            return True
-        buckets = 1 << (total >> 14).bit_length()
-        step = (1 << 62) // buckets  # keys are in [1, 2**62] (`core.keys`)
-        lo = 0
-        for b in range(buckets):
-            hi = lo + step if b < buckets - 1 else 1 << 63
+        for b in range(len(self.key_buckets[0])):
             piece = array("q")
-            for run in runs:
-                i, j = bisect_left(run, lo), bisect_left(run, hi)
-                if j > i:
-                    piece.extend(run[i:j])
+            for parts in self.key_buckets:
+                piece.extend(parts[b])
             if len(set(piece)) != len(piece):
                 return False
-            lo = hi
         return True
 
     def _first_line(self, text: str, before: int) -> int:
