@@ -20,7 +20,7 @@ import hashlib
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, cast
@@ -210,8 +210,17 @@ EV_ELISION = 4
 # `(_ANSWER, line, call_id, is_error, digest, sites)`, and a settle of an
 # operation it never saw dispatched `(_SETTLE, line, op_id, artifact, digest)`.
 _DISPATCH, _ANSWER, _SETTLE = 10, 11, 12
-#: `_answer`'s "not here; ask the fold" (a local pass only).
-_DEFERRED = -2
+
+
+def _take(queues: dict[str, list[int]], key: str) -> int:
+    """The first row `queues` holds for `key` (which leaves it), or -1."""
+    queue = queues.get(key)
+    if not queue:
+        return -1
+    row = queue.pop(0)
+    if not queue:
+        del queues[key]
+    return row
 
 
 @dataclass(slots=True, eq=False)
@@ -393,7 +402,7 @@ def _map_into(
     add_event, add_problem = batch.events.append, batch.problems.append
     if fold is not None:
         fold_message, fold_dispatched = fold._message, fold._dispatched
-        fold_settled = fold._settled
+        fold_settled, fold_calls, fold_answer = fold._settled, fold._calls, fold._answer
     key_of = keys.__call__
     envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
     first_envelope, meta_line = batch.first_envelope, batch.meta_line
@@ -445,14 +454,14 @@ def _map_into(
             content = p.content
             if type(content) is not str:
                 content = field_text(content)
-            call_ids: tuple[str, ...] = ()
+            call_ids: Sequence[str] = ()
             call_id = digest = None
             is_error = False
             if role == "assistant":
                 last_turn = line
                 calls = p.tool_calls
                 if type(calls) is list and calls:
-                    call_ids = tuple(field_text(c.id) for c in calls if type(c) is ToolCall)
+                    call_ids = [field_text(c.id) for c in calls if type(c) is ToolCall]
             elif role == "tool":
                 call_id = p.tool_call_id
                 if type(call_id) is not str:
@@ -467,7 +476,14 @@ def _map_into(
                     sites, ambiguous = found_sites
             if call_ids or call_id is not None or sites:
                 if fold is not None:
-                    fold_message(line, call_ids, call_id, is_error, digest, sites, ambiguous)
+                    # A message with no markers (almost every one) goes straight to the
+                    # one step of `_message` it takes.
+                    if sites:
+                        fold_message(line, call_ids, call_id, is_error, digest, sites, ambiguous)
+                    elif call_ids:
+                        fold_calls(line, call_ids)
+                    else:
+                        fold_answer(line, cast(str, call_id), is_error, cast(str, digest))
                 else:
                     add_event(
                         (
@@ -1009,7 +1025,7 @@ class AnalysisPass:
         for item in local.deferred:
             kind = item[0]
             if kind == _DISPATCH:
-                row = self._take(self.undispatched, item[2])
+                row = _take(self.undispatched, item[2])
                 if row >= 0:
                     alias[item[3]] = row
             elif kind == _ANSWER:
@@ -1092,7 +1108,7 @@ class AnalysisPass:
     def _message(
         self,
         line: int,
-        call_ids: tuple[str, ...],
+        call_ids: Sequence[str],
         call_id: str | None,
         is_error: bool,
         digest: str | None,
@@ -1101,20 +1117,9 @@ class AnalysisPass:
     ) -> None:
         row = -1
         if call_ids:
-            add_call, undispatched = self.ops.add_call, self.undispatched
-            for pos, call in enumerate(call_ids):
-                new = add_call(line, pos)
-                self.dispatch_keys.append(0)
-                queue = undispatched.get(call)
-                if queue is None:
-                    undispatched[call] = [new]
-                else:
-                    queue.append(new)
+            self._calls(line, call_ids)
         elif call_id is not None:
-            row = self._answer(line, call_id, is_error, cast(str, digest))
-            if row == _DEFERRED:
-                self.deferred.append((_ANSWER, line, call_id, is_error, digest, sites))
-                row = -1
+            row = self._answer(line, call_id, is_error, cast(str, digest), sites)
         if sites:
             for site in sites:
                 site.op_index = row
@@ -1124,24 +1129,37 @@ class AnalysisPass:
             if ambiguous is not None:
                 self.ambiguous.append(ambiguous)
 
-    @staticmethod
-    def _take(queues: dict[str, list[int]], key: str) -> int:
-        queue = queues.get(key)
-        if not queue:
-            return -1
-        row = queue.pop(0)
-        if not queue:
-            del queues[key]
-        return row
+    def _calls(self, line: int, call_ids: Sequence[str]) -> None:
+        """An assistant message's tool calls (on `line`): a row each, awaiting its dispatch."""
+        add_call, undispatched = self.ops.add_call, self.undispatched
+        add_key = self.dispatch_keys.append
+        for pos, call in enumerate(call_ids):
+            new = add_call(line, pos)
+            add_key(0)
+            queue = undispatched.get(call)
+            if queue is None:
+                undispatched[call] = [new]
+            else:
+                queue.append(new)
 
-    def _answer(self, line: int, call_id: str, is_error: bool, digest: str) -> int:
-        row = self._take(self.unanswered, call_id)
+    def _answer(
+        self,
+        line: int,
+        call_id: str,
+        is_error: bool,
+        digest: str,
+        sites: list[MarkerSite] | None = None,
+    ) -> int:
+        """The row a tool message on `line` answers, or -1 (none, or not known here: a local
+        pass leaves the lookup to the fold, with the message's `sites`)."""
+        row = _take(self.unanswered, call_id)
         if row < 0:
             # A transcript written before dispatch lines existed answers calls directly.
-            row = self._take(self.undispatched, call_id)
+            row = _take(self.undispatched, call_id)
             if self.local:
                 if row < 0:
-                    return _DEFERRED
+                    self.deferred.append((_ANSWER, line, call_id, is_error, digest, sites))
+                    return -1
                 self.taken_calls.append(call_id)
         if self.local:
             self.asked_answers.append(call_id)
@@ -1156,7 +1174,7 @@ class AnalysisPass:
     def _dispatched(
         self, line: int, call_id: str, op_id: str | None, key: int, mismatch: str | None
     ) -> None:
-        row = self._take(self.undispatched, call_id)
+        row = _take(self.undispatched, call_id)
         if row < 0:
             row = self.ops.add_dispatch(line)
             self.dispatch_keys.append(0)
