@@ -44,7 +44,7 @@ from transcript_view.core.envelopes import (
 )
 from transcript_view.core.findings import Finding
 from transcript_view.core.found import Found, FoundSoFar
-from transcript_view.core.keys import IdKeys
+from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import ExcerptShape, MarkerSite
 from transcript_view.core.tables import (
@@ -237,7 +237,7 @@ class LineBatch:
     types: dict[str, int] = field(default_factory=dict)
     first_envelope: tuple[int, str] | None = None
     meta_line: int | None = None
-    keys: array[int] = field(default_factory=lambda: array("q"))
+    keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     """The pass's `IdKeys` of each envelope id, in line order (lines without an id have none)."""
     key_lines: array[int] = field(default_factory=lambda: array("i"))
     buckets: list[array[int]] = field(default_factory=list)
@@ -248,7 +248,7 @@ class LineBatch:
     """The last line that is not blank (a bad one there is a torn tail, if it is the file's)."""
     last_turn: int = 0
     replay_lines: array[int] = field(default_factory=lambda: array("i"))
-    replay_keys: array[int] = field(default_factory=lambda: array("q"))
+    replay_keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     replay_flags: array[int] = field(default_factory=lambda: array("b"))
     replay_roles: dict[int, str] = field(default_factory=dict)
     events: list[tuple[Any, ...]] = field(default_factory=list)
@@ -271,7 +271,7 @@ class LineBatch:
         adds = [part.append for part in parts]
         for key in self.keys:
             adds[key >> shift](key)
-        self.buckets = [array("q", part) for part in parts]
+        self.buckets = [array(KEY_CODE, part) for part in parts]
         return self
 
 
@@ -718,10 +718,10 @@ class AnalysisPass:
         self.ops_collided: dict[str, int] = {}
         # Without exact ids: every id's key by line, each run's keys cut into ranges, and
         # each operation row's dispatch key (0: none yet).
-        self.keys = array("q")
+        self.keys = array(KEY_CODE)
         self.key_lines = array("i")
         self.key_buckets: list[list[array[int]]] = []
-        self.dispatch_keys = array("q")
+        self.dispatch_keys = array(KEY_CODE)
         self.first: tuple[int, str] | None = None
         """The first envelope's line and type."""
         self.site_rows: set[int] = set()
@@ -922,7 +922,7 @@ class AnalysisPass:
         if self.exact_ids or not self.key_buckets:
             return True
         for b in range(len(self.key_buckets[0])):
-            piece = array("q")
+            piece = array(KEY_CODE)
             for parts in self.key_buckets:
                 piece.extend(parts[b])
             if len(set(piece)) != len(piece):
@@ -987,8 +987,8 @@ class AnalysisPass:
             ambiguous=self.ambiguous,
             findings=a.findings,
             deferred=self.deferred,
-            taken_calls=array("q", sorted({keys[c] for c in self.taken_calls})),
-            asked_answers=array("q", sorted({keys[c] for c in self.asked_answers})),
+            taken_calls=array(KEY_CODE, sorted({keys[c] for c in self.taken_calls})),
+            asked_answers=array(KEY_CODE, sorted({keys[c] for c in self.asked_answers})),
         )
 
     def _collides(self, local: LocalOps) -> bool:

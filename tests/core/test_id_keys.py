@@ -13,6 +13,7 @@ import os
 import pickle
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ from transcript_view.core import parallel
 from transcript_view.core.analysis import AnalysisPass, analyse
 from transcript_view.core.formats.claude_code import analyse_claude
 from transcript_view.core.formats.codex import analyse_codex
-from transcript_view.core.keys import IdKeys, is_prime, random_prime
+from transcript_view.core.keys import KEY_CODE, IdKeys, is_prime, random_prime
 from transcript_view.core.transcript import Transcript
 
 
@@ -186,3 +187,9 @@ def test_an_exact_pass_confirms_each_id_it_finds_by_its_key(
             got.append(dump(p.finish(t.line_count)))
     assert got[0] == got[1]
     assert "was already used on line 3" in str(got[0]["findings"])
+
+
+def test_a_key_column_holds_every_key() -> None:
+    """`KEY_CODE` is whichever unsigned 64-bit C integer the platform has: every key fits."""
+    column = array(KEY_CODE, [1, 2**62 - 1, IdKeys.new()("x")])
+    assert column.itemsize == 8 and column[1] == 2**62 - 1
