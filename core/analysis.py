@@ -395,7 +395,8 @@ def _map_into(
     each operation's event goes straight to it instead of into the batch. With
     `measure`, each envelope line's measure goes into `batch.measures`.
     """
-    types = batch.types
+    kinds: list[str] = []  # each envelope's type, counted at the end (in C)
+    add_kind = kinds.append
     add_key, add_key_line = batch.keys.append, batch.key_lines.append
     add_line, add_replay_key = batch.replay_lines.append, batch.replay_keys.append
     add_flags, roles = batch.replay_flags.append, batch.replay_roles
@@ -423,8 +424,7 @@ def _map_into(
                 continue
             obj, kind = whole, whole.type
         last_content = line
-        envelopes += 1
-        types[kind] = types.get(kind, 0) + 1
+        add_kind(kind)
         if first_envelope is None:
             first_envelope = (line, kind)
         env_id = obj.id
@@ -533,6 +533,10 @@ def _map_into(
             add_event((EV_COMPACTION, line, through, env_id))
         elif kind == "elision":
             add_event((EV_ELISION, line, _elision_items(p.items)))
+    types = batch.types
+    for kind, n in Counter(kinds).items():
+        types[kind] = types.get(kind, 0) + n
+    envelopes += len(kinds)
     problems = batch.problems
     if problems and problems[-1].line > last_content:  # a bad line is content too
         last_content = problems[-1].line
