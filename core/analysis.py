@@ -353,9 +353,7 @@ Lines = Iterable[tuple[int, int, bytes, Line]]
 """Decoded lines: `(line, offset, bytes, shape)`, in file order (`decoding.decoded_lines`)."""
 
 
-def _whole_envelope(
-    raw: bytes, line: int, offset: int, is_last: bool
-) -> Line | LineProblem | None:
+def _whole_envelope(raw: bytes, line: int, offset: int, is_last: bool) -> Line | LineProblem | None:
     """A line read whole (`parse_line_bytes`), as the shape: what `decoded_lines` falls
     back to, and what says why a line decoded as the shape is no envelope. A torn tail
     is the pass's to make, at the end (`as_last`), so `is_last` is not read."""
@@ -545,6 +543,7 @@ def _map_into(
 
 
 # -- the map's processes ------------------------------------------------------------------------
+
 
 @dataclass(slots=True, eq=False)
 class LocalOps:

@@ -27,7 +27,6 @@ S = TypeVar("S", bound=msgspec.Struct)
 SHORT_LINE = 1800
 
 
-
 def decode_line(
     decode: Callable[[bytes], S],
     shape: type[S],

@@ -374,9 +374,7 @@ def map_claude(
     envelopes = 0
     previous: str | Later | None = LATER
     response: tuple[object, object, int] | Later | None = LATER
-    lines = decoded_lines(
-        transcript.raw_chunks(first, last), _decode, Line, problems, last_content
-    )
+    lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, _, _, obj in lines:
         envelopes += 1
         kind = obj.type

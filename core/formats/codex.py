@@ -214,9 +214,7 @@ def map_codex(
     kinds: list[str] = []  # each record's type, counted at the end (in C)
     count = kinds.append
     envelopes = 0
-    lines = decoded_lines(
-        transcript.raw_chunks(first, last), _decode, Line, problems, last_content
-    )
+    lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, _, _, obj in lines:
         envelopes += 1
         kind = obj.type
