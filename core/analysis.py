@@ -20,7 +20,7 @@ import hashlib
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, cast
@@ -44,7 +44,7 @@ from transcript_view.core.envelopes import (
 )
 from transcript_view.core.findings import Finding
 from transcript_view.core.found import Found, FoundSoFar
-from transcript_view.core.keys import IdKeys
+from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import ExcerptShape, MarkerSite
 from transcript_view.core.tables import (
@@ -188,7 +188,7 @@ def _value_digest(value: Any) -> str:
 EV_MESSAGE = 0
 #: `(EV_DISPATCH, line, call_id, op_id, key, mismatch)` (`mismatch`: the finding's text or None)
 EV_DISPATCH = 1
-#: `(EV_SETTLE, line, op_id, key, artifact, result_digest)`
+#: `(EV_SETTLE, line, op_id, artifact, result_digest)`
 EV_SETTLE = 2
 #: `(EV_COMPACTION, line, replaces_through_id, envelope_id)`
 EV_COMPACTION = 3
@@ -198,10 +198,19 @@ EV_ELISION = 4
 # What a worker's fold leaves to the real one (`LocalOps.deferred`): a dispatch it
 # could not match `(_DISPATCH, line, call_id, row)`, a tool message it could not
 # `(_ANSWER, line, call_id, is_error, digest, sites)`, and a settle of an
-# operation it never saw dispatched `(_SETTLE, line, op_id, key, artifact, digest)`.
+# operation it never saw dispatched `(_SETTLE, line, op_id, artifact, digest)`.
 _DISPATCH, _ANSWER, _SETTLE = 10, 11, 12
-#: `_answer`'s "not here; ask the fold" (a local pass only).
-_DEFERRED = -2
+
+
+def _take(queues: dict[str, list[int]], key: str) -> int:
+    """The first row `queues` holds for `key` (which leaves it), or -1."""
+    queue = queues.get(key)
+    if not queue:
+        return -1
+    row = queue.pop(0)
+    if not queue:
+        del queues[key]
+    return row
 
 
 @dataclass(slots=True, eq=False)
@@ -218,17 +227,18 @@ class LineBatch:
     types: dict[str, int] = field(default_factory=dict)
     first_envelope: tuple[int, str] | None = None
     meta_line: int | None = None
-    keys: array[int] = field(default_factory=lambda: array("q"))
+    keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     """The pass's `IdKeys` of each envelope id, in line order (lines without an id have none)."""
     key_lines: array[int] = field(default_factory=lambda: array("i"))
-    sorted_keys: array[int] = field(default_factory=lambda: array("q"))
-    """`keys`, sorted (by `seal`): how the fold checks a whole file's ids at once."""
+    buckets: list[array[int]] = field(default_factory=list)
+    """`keys` cut by value into `key_buckets` ranges (by `seal`): how the fold checks a
+    whole file's ids at once, a range at a time."""
     problems: list[LineProblem] = field(default_factory=list)
     last_content: int = 0
     """The last line that is not blank (a bad one there is a torn tail, if it is the file's)."""
     last_turn: int = 0
     replay_lines: array[int] = field(default_factory=lambda: array("i"))
-    replay_keys: array[int] = field(default_factory=lambda: array("q"))
+    replay_keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     replay_flags: array[int] = field(default_factory=lambda: array("b"))
     replay_roles: dict[int, str] = field(default_factory=dict)
     events: list[tuple[Any, ...]] = field(default_factory=list)
@@ -238,10 +248,27 @@ class LineBatch:
     measures: array[int] | None = None
     """The caller's `Measure` of each line, `first` to `last` (-1: no envelope), if asked."""
 
-    def seal(self) -> LineBatch:
-        """Sort the keys for the fold's whole-file id check; returns the batch."""
-        self.sorted_keys = array("q", sorted(self.keys))
+    def seal(self, lines: int) -> LineBatch:
+        """Cut the keys into the fold's ranges (`key_buckets` of the file's `lines`) for its
+        whole-file id check; returns the batch.
+
+        A loop over the keys, not a sort (which compares each with a dozen others):
+        the fold only needs each range's keys together, in any order.
+        """
+        count = key_buckets(lines)
+        shift = 62 - (count.bit_length() - 1)  # keys are below 2**62 (`core.keys`)
+        parts: list[list[int]] = [[] for _ in range(count)]
+        adds = [part.append for part in parts]
+        for key in self.keys:
+            adds[key >> shift](key)
+        self.buckets = [array(KEY_CODE, part) for part in parts]
         return self
+
+
+def key_buckets(lines: int) -> int:
+    """Into how many ranges of value a file of `lines` lines cuts its id keys (a power of
+    two): some 16,384 keys a range at most, so that each range's set is small."""
+    return 1 << (lines >> 14).bit_length()
 
 
 def _elision_items(items: object) -> list[tuple[str, str]]:
@@ -305,7 +332,7 @@ def map_lines(
     """
     batch = LineBatch(first, last)
     _map_into(batch, _decoded(batch, transcript.raw_chunks(first, last)), keys, measure=measure)
-    return batch.seal()
+    return batch.seal(transcript.line_count)
 
 
 def _unmeasured(raw: bytes) -> int:
@@ -316,9 +343,7 @@ Lines = Iterable[tuple[int, int, bytes, Line]]
 """Decoded lines: `(line, offset, bytes, shape)`, in file order (`decoding.decoded_lines`)."""
 
 
-def _whole_envelope(
-    raw: bytes, line: int, offset: int, is_last: bool
-) -> Line | LineProblem | None:
+def _whole_envelope(raw: bytes, line: int, offset: int, is_last: bool) -> Line | LineProblem | None:
     """A line read whole (`parse_line_bytes`), as the shape: what `decoded_lines` falls
     back to, and what says why a line decoded as the shape is no envelope. A torn tail
     is the pass's to make, at the end (`as_last`), so `is_last` is not read."""
@@ -358,14 +383,15 @@ def _map_into(
     each operation's event goes straight to it instead of into the batch. With
     `measure`, each envelope line's measure goes into `batch.measures`.
     """
-    types = batch.types
+    kinds: list[str] = []  # each envelope's type, counted at the end (in C)
+    add_kind = kinds.append
     add_key, add_key_line = batch.keys.append, batch.key_lines.append
     add_line, add_replay_key = batch.replay_lines.append, batch.replay_keys.append
     add_flags, roles = batch.replay_flags.append, batch.replay_roles
     add_event, add_problem = batch.events.append, batch.problems.append
     if fold is not None:
         fold_message, fold_dispatched = fold._message, fold._dispatched
-        fold_settled = fold._settled
+        fold_settled, fold_calls, fold_answer = fold._settled, fold._calls, fold._answer
     key_of = keys.__call__
     envelopes, last_content, last_turn = batch.envelopes, batch.last_content, batch.last_turn
     first_envelope, meta_line = batch.first_envelope, batch.meta_line
@@ -386,8 +412,7 @@ def _map_into(
                 continue
             obj, kind = whole, whole.type
         last_content = line
-        envelopes += 1
-        types[kind] = types.get(kind, 0) + 1
+        add_kind(kind)
         if first_envelope is None:
             first_envelope = (line, kind)
         env_id = obj.id
@@ -417,14 +442,14 @@ def _map_into(
             content = p.content
             if type(content) is not str:
                 content = field_text(content)
-            call_ids: tuple[str, ...] = ()
+            call_ids: Sequence[str] = ()
             call_id = digest = None
             is_error = False
             if role == "assistant":
                 last_turn = line
                 calls = p.tool_calls
                 if type(calls) is list and calls:
-                    call_ids = tuple(field_text(c.id) for c in calls if type(c) is ToolCall)
+                    call_ids = [field_text(c.id) for c in calls if type(c) is ToolCall]
             elif role == "tool":
                 call_id = p.tool_call_id
                 if type(call_id) is not str:
@@ -439,7 +464,14 @@ def _map_into(
                     sites, ambiguous = found_sites
             if call_ids or call_id is not None or sites:
                 if fold is not None:
-                    fold_message(line, call_ids, call_id, is_error, digest, sites, ambiguous)
+                    # A message with no markers (almost every one) goes straight to the
+                    # one step of `_message` it takes.
+                    if sites:
+                        fold_message(line, call_ids, call_id, is_error, digest, sites, ambiguous)
+                    elif call_ids:
+                        fold_calls(line, call_ids)
+                    else:
+                        fold_answer(line, cast(str, call_id), is_error, cast(str, digest))
                 else:
                     add_event(
                         (
@@ -477,11 +509,10 @@ def _map_into(
             digest = p.result_digest
             if type(digest) is not str:
                 digest = None
-            op_key = key_of(op_id) if op_id is not None else 0
             if fold is not None:
-                fold_settled(line, op_id, op_key, artifact, digest)
+                fold_settled(line, op_id, artifact, digest)
             else:
-                add_event((EV_SETTLE, line, op_id, op_key, artifact, digest))
+                add_event((EV_SETTLE, line, op_id, artifact, digest))
         elif kind == "session-meta":
             if meta_line is None:
                 meta_line = line
@@ -490,6 +521,10 @@ def _map_into(
             add_event((EV_COMPACTION, line, through, env_id))
         elif kind == "elision":
             add_event((EV_ELISION, line, _elision_items(p.items)))
+    types = batch.types
+    for kind, n in Counter(kinds).items():
+        types[kind] = types.get(kind, 0) + n
+    envelopes += len(kinds)
     problems = batch.problems
     if problems and problems[-1].line > last_content:  # a bad line is content too
         last_content = problems[-1].line
@@ -498,6 +533,7 @@ def _map_into(
 
 
 # -- the map's processes ------------------------------------------------------------------------
+
 
 @dataclass(slots=True, eq=False)
 class LocalOps:
@@ -564,7 +600,7 @@ def fold_lines(
     local = AnalysisPass(transcript, exact_ids=False, local=True, keys=keys)
     _map_into(batch, _decoded(batch, transcript.raw_chunks(first, last)), keys, local, measure)
     batch.folded = local.export()
-    return batch.seal()
+    return batch.seal(transcript.line_count)
 
 
 def parse_workers(transcript: Transcript) -> int:
@@ -603,7 +639,7 @@ def _batches(
             batch = LineBatch(first, last)
             lines = _decoded(batch, transcript.raw_chunks(first, last))
             _map_into(batch, lines, keys, fold, measure)
-            yield batch.seal()
+            yield batch.seal(transcript.line_count)
         return
     job = _fold_run if fold is not None else _map_run
     yield from parallel.ordered(job, (transcript, keys, measure), runs, n)
@@ -623,9 +659,9 @@ class AnalysisPass:
     Envelope ids are checked for duplicates in one of two ways. `exact_ids`
     (the default) checks each as it comes, in hash tables. Without it the
     pass keeps every id's key and checks them all at once at the end
-    (`ids_unique`), a sort and a set a bucket; it may then answer as if no id repeats only
-    if none does, so a caller that finds a repeat must run an exact pass
-    instead (`analyse` does; repeated ids are what a corrupt file has, not a
+    (`ids_unique`), a set a range of key values; it may then answer as if no
+    id repeats only if none does, so a caller that finds a repeat must run an
+    exact pass instead (`analyse` does; repeated ids are what a corrupt file has, not a
     healthy one).
     """
 
@@ -652,8 +688,9 @@ class AnalysisPass:
         self.local = local
         self.id_keys = IdKeys.new() if keys is None else keys
         self.deferred: list[tuple[Any, ...]] = []
-        self.taken_calls: list[int] = []
-        self.asked_answers: list[int] = []
+        # A local pass's call ids (`LocalOps`), keyed once each when it is exported.
+        self.taken_calls: list[str] = []
+        self.asked_answers: list[str] = []
         self.ops = Operations(transcript)
         self.replay = Replay(transcript, self.id_keys)
         self.analysis = Analysis(transcript=transcript, operations=self.ops, replay=self.replay)
@@ -672,12 +709,12 @@ class AnalysisPass:
         # almost never, `core.keys`): its first line, and its operation's row, by the id.
         self.ids_collided: dict[str, int] = {}
         self.ops_collided: dict[str, int] = {}
-        # Without exact ids: every id's key by line, each run's keys sorted, and
+        # Without exact ids: every id's key by line, each run's keys cut into ranges, and
         # each operation row's dispatch key (0: none yet).
-        self.keys = array("q")
+        self.keys = array(KEY_CODE)
         self.key_lines = array("i")
-        self.sorted_keys: list[array[int]] = []
-        self.dispatch_keys = array("q")
+        self.key_buckets: list[list[array[int]]] = []
+        self.dispatch_keys = array(KEY_CODE)
         self.first: tuple[int, str] | None = None
         """The first envelope's line and type."""
         self.site_rows: set[int] = set()
@@ -798,7 +835,7 @@ class AnalysisPass:
             else:
                 self.keys.extend(batch.keys)
                 self.key_lines.extend(batch.key_lines)
-                self.sorted_keys.append(batch.sorted_keys)
+                self.key_buckets.append(batch.buckets)
         lines = batch.replay_lines
         done = 0
         message, dispatched, settled = self._message, self._dispatched, self._settled
@@ -870,30 +907,19 @@ class AnalysisPass:
     def ids_unique(self) -> bool:
         """Whether no two envelope ids share a key (without exact ids; see the class).
 
-        The keys of every batch were sorted where it was mapped; here they are
-        cut into buckets by value, and each bucket's keys from every batch go
+        The keys of every batch were cut into the same ranges of value where it
+        was mapped (`LineBatch.seal`); here each range's keys from every batch go
         through one small set. A few hundred milliseconds for a gigabyte, in a
         few megabytes: a set of every key at once would take hundreds.
         """
-        if self.exact_ids:
+        if self.exact_ids or not self.key_buckets:
             return True
-        runs = [r for r in self.sorted_keys if r]
-        total = sum(len(r) for r in runs)
-        if total < 2:
-            return True
-        buckets = 1 << (total >> 14).bit_length()
-        step = (1 << 62) // buckets  # keys are in [1, 2**62] (`core.keys`)
-        lo = 0
-        for b in range(buckets):
-            hi = lo + step if b < buckets - 1 else 1 << 63
-            piece = array("q")
-            for run in runs:
-                i, j = bisect_left(run, lo), bisect_left(run, hi)
-                if j > i:
-                    piece.extend(run[i:j])
+        for b in range(len(self.key_buckets[0])):
+            piece = array(KEY_CODE)
+            for parts in self.key_buckets:
+                piece.extend(parts[b])
             if len(set(piece)) != len(piece):
                 return False
-            lo = hi
         return True
 
     def _first_line(self, text: str, before: int) -> int:
@@ -936,6 +962,9 @@ class AnalysisPass:
         """What a local pass folded, for the fold to merge (`_merge`)."""
         cols, call_pos, flags, artifacts = self.ops.raw_columns()
         a = self.analysis
+        # A call's id is asked by its dispatch and its answer alike: each is keyed once.
+        key_of = self.id_keys
+        keys = {call_id: key_of(call_id) for call_id in {*self.taken_calls, *self.asked_answers}}
         return LocalOps(
             columns=cols,
             call_pos=call_pos,
@@ -951,8 +980,8 @@ class AnalysisPass:
             ambiguous=self.ambiguous,
             findings=a.findings,
             deferred=self.deferred,
-            taken_calls=array("q", sorted(self.taken_calls)),
-            asked_answers=array("q", sorted(self.asked_answers)),
+            taken_calls=array(KEY_CODE, sorted({keys[c] for c in self.taken_calls})),
+            asked_answers=array(KEY_CODE, sorted({keys[c] for c in self.asked_answers})),
         )
 
     def _collides(self, local: LocalOps) -> bool:
@@ -989,7 +1018,7 @@ class AnalysisPass:
         for item in local.deferred:
             kind = item[0]
             if kind == _DISPATCH:
-                row = self._take(self.undispatched, item[2])
+                row = _take(self.undispatched, item[2])
                 if row >= 0:
                     alias[item[3]] = row
             elif kind == _ANSWER:
@@ -1072,7 +1101,7 @@ class AnalysisPass:
     def _message(
         self,
         line: int,
-        call_ids: tuple[str, ...],
+        call_ids: Sequence[str],
         call_id: str | None,
         is_error: bool,
         digest: str | None,
@@ -1081,20 +1110,9 @@ class AnalysisPass:
     ) -> None:
         row = -1
         if call_ids:
-            add_call, undispatched = self.ops.add_call, self.undispatched
-            for pos, call in enumerate(call_ids):
-                new = add_call(line, pos)
-                self.dispatch_keys.append(0)
-                queue = undispatched.get(call)
-                if queue is None:
-                    undispatched[call] = [new]
-                else:
-                    queue.append(new)
+            self._calls(line, call_ids)
         elif call_id is not None:
-            row = self._answer(line, call_id, is_error, cast(str, digest))
-            if row == _DEFERRED:
-                self.deferred.append((_ANSWER, line, call_id, is_error, digest, sites))
-                row = -1
+            row = self._answer(line, call_id, is_error, cast(str, digest), sites)
         if sites:
             for site in sites:
                 site.op_index = row
@@ -1104,27 +1122,40 @@ class AnalysisPass:
             if ambiguous is not None:
                 self.ambiguous.append(ambiguous)
 
-    @staticmethod
-    def _take(queues: dict[str, list[int]], key: str) -> int:
-        queue = queues.get(key)
-        if not queue:
-            return -1
-        row = queue.pop(0)
-        if not queue:
-            del queues[key]
-        return row
+    def _calls(self, line: int, call_ids: Sequence[str]) -> None:
+        """An assistant message's tool calls (on `line`): a row each, awaiting its dispatch."""
+        add_call, undispatched = self.ops.add_call, self.undispatched
+        add_key = self.dispatch_keys.append
+        for pos, call in enumerate(call_ids):
+            new = add_call(line, pos)
+            add_key(0)
+            queue = undispatched.get(call)
+            if queue is None:
+                undispatched[call] = [new]
+            else:
+                queue.append(new)
 
-    def _answer(self, line: int, call_id: str, is_error: bool, digest: str) -> int:
-        row = self._take(self.unanswered, call_id)
+    def _answer(
+        self,
+        line: int,
+        call_id: str,
+        is_error: bool,
+        digest: str,
+        sites: list[MarkerSite] | None = None,
+    ) -> int:
+        """The row a tool message on `line` answers, or -1 (none, or not known here: a local
+        pass leaves the lookup to the fold, with the message's `sites`)."""
+        row = _take(self.unanswered, call_id)
         if row < 0:
             # A transcript written before dispatch lines existed answers calls directly.
-            row = self._take(self.undispatched, call_id)
+            row = _take(self.undispatched, call_id)
             if self.local:
                 if row < 0:
-                    return _DEFERRED
-                self.taken_calls.append(self.id_keys(call_id))
+                    self.deferred.append((_ANSWER, line, call_id, is_error, digest, sites))
+                    return -1
+                self.taken_calls.append(call_id)
         if self.local:
-            self.asked_answers.append(self.id_keys(call_id))
+            self.asked_answers.append(call_id)
         if row < 0:
             return -1
         ops = self.ops
@@ -1136,7 +1167,7 @@ class AnalysisPass:
     def _dispatched(
         self, line: int, call_id: str, op_id: str | None, key: int, mismatch: str | None
     ) -> None:
-        row = self._take(self.undispatched, call_id)
+        row = _take(self.undispatched, call_id)
         if row < 0:
             row = self.ops.add_dispatch(line)
             self.dispatch_keys.append(0)
@@ -1145,7 +1176,7 @@ class AnalysisPass:
         else:
             self.ops.set_dispatch(row, line)
             if self.local:
-                self.taken_calls.append(self.id_keys(call_id))
+                self.taken_calls.append(call_id)
         if op_id is not None:
             if not self.exact_ids:
                 # Every id is unique (or this pass is thrown away): a new operation.
@@ -1170,16 +1201,16 @@ class AnalysisPass:
         self,
         line: int,
         op_id: str | None,
-        key: int,
         artifact: Mapping[str, Any] | None,
         want: str | None,
     ) -> None:
         row = self.pending.pop(op_id, -1) if op_id is not None else -1
         if row < 0:
-            earlier = self._dispatch_row(op_id, key) if op_id is not None else -1
+            # The operation's key only now: a settle its pending dispatch answers needs none.
+            earlier = self._dispatch_row(op_id, self.id_keys(op_id)) if op_id is not None else -1
             if self.local and op_id is not None and earlier < 0:
                 # Dispatched before this batch, perhaps: only the fold knows.
-                self.deferred.append((_SETTLE, line, op_id, key, artifact, want))
+                self.deferred.append((_SETTLE, line, op_id, artifact, want))
                 return
             done = earlier >= 0 and self.ops.line("settle", earlier) >= 0
             if done and id_at(self.t, self.ops.line("dispatch", earlier)) == op_id:

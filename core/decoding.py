@@ -151,14 +151,12 @@ def decoded_lines(
     """
     short = SHORT_LINE
     add_problem = problems.append
-    for first, start, items in chunks:
-        line, after = first - 1, start
-        for raw in items:
-            line += 1
-            offset = after
-            after = offset + len(raw) + 1
+    for first, after, items in chunks:
+        for line, raw in enumerate(items, first):
+            size = len(raw)
+            offset, after = after, after + size + 1
             obj: S | None = None
-            if len(raw) < short and raw.isascii():
+            if size < short and raw.isascii():
                 try:
                     obj = decode(raw)
                 except Exception:  # DecodeError, ValidationError: the standard parser says why

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, TypeVar, overload
 
 from transcript_view.core.compact import LineColumns
 from transcript_view.core.envelopes import Envelope, Message, ToolDispatched, ToolSettled
-from transcript_view.core.keys import IdKeys
+from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.records import OpState, ReplayEntry, ToolOperation, op_state
 from transcript_view.core.transcript import Transcript, parse_line_bytes
 
@@ -454,7 +454,7 @@ class Replay(_Rows[ReplayEntry]):
         self._t = transcript
         self._id_keys = keys
         self._lines = array("i")
-        self._keys = array("q")
+        self._keys = array(KEY_CODE)
         self._flags = array("b")
         self._other_roles: dict[int, str] = {}
         self._stubs: dict[tuple[int, bool], str] = {}
@@ -610,7 +610,7 @@ class Replay(_Rows[ReplayEntry]):
         summary in (as a user turn with id `id_`), keep the rest."""
         keep = [i for i in range(cut + 1) if self._flags[i] & _STICKY]
         lines = array("i", (self._lines[i] for i in keep))
-        keys = array("q", (self._keys[i] for i in keep))
+        keys = array(KEY_CODE, (self._keys[i] for i in keep))
         flags = array("b", (self._flags[i] for i in keep))
         lines.append(line)
         keys.append(self._id_keys(id_))

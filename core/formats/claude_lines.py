@@ -36,7 +36,7 @@ from transcript_view.core.formats.claude_markers import (
 )
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SpillForm, SpillSite
-from transcript_view.core.keys import IdKeys
+from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript
 
@@ -332,7 +332,7 @@ class ClaudeBatch:
     tags: dict[int, list[Note]] = field(default_factory=dict)
     notes_later: list[int] = field(default_factory=list)
     """Lines whose notes hold one the fold finishes (a tuple), in order."""
-    uuid_keys: array[int] = field(default_factory=lambda: array("q"))
+    uuid_keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     """The pass's key of each conversation `uuid` of the batch (the strings are not sent: a
     fold only looks one up for a branch or a compaction, and checks the line it finds)."""
     uuid_lines: array[int] = field(default_factory=lambda: array("q"))
@@ -342,10 +342,10 @@ class ClaudeBatch:
     response: tuple[object, object, int] | Later | None = LATER
     """(message id, request id, first line) of the last assistant line's response
     (`HEAD_FIRST`: the first assistant line's); LATER when the batch has no assistant line."""
-    tool_keys: array[int] = field(default_factory=lambda: array("q"))
+    tool_keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     """The pass's key of the id of each tool_use block that names its tool (see `LineIndex`)."""
     tool_lines: array[int] = field(default_factory=lambda: array("q"))
-    result_keys: array[int] = field(default_factory=lambda: array("q"))
+    result_keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     """The pass's key of the tool_use id of each tool result that has a text."""
     result_lines: array[int] = field(default_factory=lambda: array("q"))
     ids: set[str] = field(default_factory=set)
@@ -374,9 +374,7 @@ def map_claude(
     envelopes = 0
     previous: str | Later | None = LATER
     response: tuple[object, object, int] | Later | None = LATER
-    lines = decoded_lines(
-        transcript.raw_chunks(first, last), _decode, Line, problems, last_content
-    )
+    lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, _, _, obj in lines:
         envelopes += 1
         kind = obj.type
@@ -455,7 +453,7 @@ def map_claude(
     b.envelopes = envelopes
     b.types = dict(Counter(kinds))
     b.last_uuid = previous if type(previous) is str else None
-    b.uuid_keys = array("q", map(keys, uuids))
+    b.uuid_keys = array(KEY_CODE, map(keys, uuids))
     b.uuid_lines = array("q", uuids.values())
     b.response = response
     return b

@@ -37,7 +37,7 @@ from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
-from transcript_view.core.keys import IdKeys
+from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.text import MAX_COUNT_DIGITS, count_of
 from transcript_view.core.transcript import LineProblem, Transcript
 
@@ -196,7 +196,7 @@ class CodexBatch:
     sites: list[SpillSite] = field(default_factory=list)
     late_sites: list[tuple[int, str]] = field(default_factory=list)
     """Sites whose call was made before the batch: (index in `sites`, call_id)."""
-    call_keys: array[int] = field(default_factory=lambda: array("q"))
+    call_keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     """The pass's key of each call item's call_id (see `batches.LineIndex`)."""
     call_lines: array[int] = field(default_factory=lambda: array("q"))
 
@@ -212,9 +212,7 @@ def map_codex(
     kinds: list[str] = []  # each record's type, counted at the end (in C)
     count = kinds.append
     envelopes = 0
-    lines = decoded_lines(
-        transcript.raw_chunks(first, last), _decode, Line, problems, last_content
-    )
+    lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, _, _, obj in lines:
         envelopes += 1
         kind = obj.type

@@ -537,16 +537,20 @@ def test_a_repeated_id_sends_the_pass_back_to_exact_ids(
     assert any("was already used on line 3" in f.message for f in a.findings)
 
 
+@pytest.mark.parametrize("ranges", [1, 2, 64])
 @pytest.mark.parametrize("seed", range(6))
 def test_the_whole_file_id_check_finds_repeats_within_and_across_batches(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, ranges: int
 ) -> None:
-    """`ids_unique` (sorted runs cut into buckets) says what a set of every id says.
+    """`ids_unique` (each batch's keys cut into ranges of value) says what a set of
+    every id says.
 
     Odd seeds repeat ids (`random_transcript`); read in small batches, so the
-    repeats fall across batches as well as within one.
+    repeats fall across batches as well as within one. A file this small has one
+    range of keys; more are forced, as a big file has them.
     """
     monkeypatch.setattr(transcript_module, "READ_CHUNK", 300)
+    monkeypatch.setattr(analysis_module, "key_buckets", lambda lines: ranges)
     path = tmp_path / "t.jsonl"
     path.write_bytes(random_transcript(seed, 120))
     with Transcript.open(path) as t:

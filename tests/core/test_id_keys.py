@@ -9,7 +9,11 @@ reading would confuse, and a modulus that is a prime drawn per run.
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import subprocess
+import sys
+from array import array
 from pathlib import Path
 
 import pytest
@@ -20,10 +24,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import transcript_view.core.transcript as transcript_module
+from transcript_view.core import keys as keys_module
+from transcript_view.core import parallel
 from transcript_view.core.analysis import AnalysisPass, analyse
 from transcript_view.core.formats.claude_code import analyse_claude
 from transcript_view.core.formats.codex import analyse_codex
-from transcript_view.core.keys import IdKeys, is_prime, random_prime
+from transcript_view.core.keys import KEY_CODE, IdKeys, is_prime, random_prime
 from transcript_view.core.transcript import Transcript
 
 
@@ -68,11 +74,45 @@ def test_strings_an_integer_reading_would_confuse_have_different_keys() -> None:
     assert len({keys(t) for t in texts}) == len(texts)
 
 
-def test_keys_pickle_as_their_modulus() -> None:
+def test_keys_pickle_as_their_modulus_and_secret() -> None:
     keys = IdKeys.new()
     copy = pickle.loads(pickle.dumps(keys))
     assert copy == keys and copy("x") == keys("x")
-    assert IdKeys(keys.modulus)("call_7") == keys("call_7")
+    assert IdKeys(keys.modulus, keys.secret)("call_7") == keys("call_7")
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", None])
+def test_keys_are_by_hash_only_where_workers_fork(
+    monkeypatch: pytest.MonkeyPatch, method: str | None
+) -> None:
+    """Python's `hash` agrees only between a process and its forked children."""
+    monkeypatch.setattr(parallel, "START_METHOD", method)
+    keys = IdKeys.new()
+    assert (keys.secret is not None) == (method == "fork" and keys_module._hash_is_random())
+    texts = ["", "\x00", "a", "a\x00", "\ud800", "\U0001f600" * 40]
+    assert len({keys(t) for t in texts}) == len(texts)
+    assert all(1 <= keys(t) < 2**62 for t in texts)
+
+
+def test_a_fixed_hash_seed_keeps_karp_rabin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seed in the environment is one a file could be written against."""
+    monkeypatch.setattr(parallel, "START_METHOD", "fork")
+    monkeypatch.setenv("PYTHONHASHSEED", "123")
+    assert IdKeys.new().secret is None
+
+
+def test_keys_by_hash_are_refused_where_the_hash_differs() -> None:
+    """A process started by spawn draws its own hash secret: its keys would differ."""
+    prime = random_prime()
+    with pytest.raises(ValueError, match="hashes differently"):
+        IdKeys(prime, IdKeys(prime, hash(keys_module._PROBE)).secret + 1)
+    here = "import pickle, sys; pickle.loads(sys.stdin.buffer.read())"
+    blob = pickle.dumps(IdKeys(prime, hash(keys_module._PROBE)))
+    env = {**os.environ, "PYTHONHASHSEED": "random"}
+    done = subprocess.run(
+        [sys.executable, "-c", here], input=blob, capture_output=True, env=env, check=False
+    )
+    assert done.returncode != 0 and b"hashes differently" in done.stderr
 
 
 @pytest.mark.parametrize("bad", [0, 2, 4, 2**61 + 1, 2**62 + 135])
@@ -147,3 +187,9 @@ def test_an_exact_pass_confirms_each_id_it_finds_by_its_key(
             got.append(dump(p.finish(t.line_count)))
     assert got[0] == got[1]
     assert "was already used on line 3" in str(got[0]["findings"])
+
+
+def test_a_key_column_holds_every_key() -> None:
+    """`KEY_CODE` is whichever unsigned 64-bit C integer the platform has: every key fits."""
+    column = array(KEY_CODE, [1, 2**62 - 1, IdKeys.new()("x")])
+    assert column.itemsize == 8 and column[1] == 2**62 - 1

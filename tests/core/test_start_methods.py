@@ -1,12 +1,13 @@
 """The pipeline gives the same results whatever way its worker processes start.
 
-Ids are compared across processes by the run's `IdKeys` (`core.keys`), not by
-Python's `hash`, which agrees only between a process and its forked children;
-so a pass mapped in workers started by fork, forkserver or spawn is the pass
-mapped here. Each start method the system has runs every pool of the project
-(`parallel.ordered`): the three formats' passes (the reference's with the
-viewer's row measure, whose counts must arrive once each, in order), the
-artifact checks, `--check` of several files, and the line index's scan.
+Ids are compared across processes by the run's `IdKeys` (`core.keys`), which
+are Python's `hash` only where the workers fork (it agrees only between a
+process and its forked children); so a pass mapped in workers started by fork,
+forkserver or spawn is the pass mapped here. Each start method the system has
+runs every pool of the project (`parallel.ordered`): the three formats' passes
+(the reference's with the viewer's row measure, whose counts must arrive once
+each, in order), the artifact checks, `--check` of several files, and the line
+index's scan.
 """
 
 from __future__ import annotations
