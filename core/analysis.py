@@ -715,6 +715,10 @@ class AnalysisPass:
         self.key_lines = array("i")
         self.key_buckets: list[list[array[int]]] = []
         self.dispatch_keys = array(KEY_CODE)
+        # The first row of each dispatch key, made only when a settle asks for one that
+        # is not pending (none, in a healthy file): `_dispatch_row`.
+        self.dispatch_rows: dict[int, int] | None = None
+        self.dispatch_rows_upto = 0
         self.first: tuple[int, str] | None = None
         """The first envelope's line and type."""
         self.site_rows: set[int] = set()
@@ -951,10 +955,23 @@ class AnalysisPass:
             if row >= 0 and not self._holds(self.ops.line("dispatch", row), op_id):
                 row = self.ops_collided.get(op_id, -1)
             return row
-        try:
-            return self.dispatch_keys.index(key)
-        except ValueError:
-            return -1
+        # The first row with this key (`dispatch_keys.index`), from a table of the rows
+        # so far: a scan a settle made thousands of orphan settles quadratic.
+        rows = self.dispatch_rows
+        if rows is None:
+            rows = self.dispatch_rows = {}
+        keys = self.dispatch_keys
+        for row in range(self.dispatch_rows_upto, len(keys)):
+            rows.setdefault(keys[row], row)
+        self.dispatch_rows_upto = len(keys)
+        return rows.get(key, -1)
+
+    def _set_dispatch_key(self, row: int, key: int) -> None:
+        """Row `row`'s dispatch key is `key` now (it was 0: none yet)."""
+        self.dispatch_keys[row] = key
+        rows = self.dispatch_rows
+        if rows is not None and row < self.dispatch_rows_upto and rows.get(key, row + 1) > row:
+            rows[key] = row
 
     # -- a worker's batch ----------------------------------------------------------
 
@@ -1051,7 +1068,7 @@ class AnalysisPass:
                 ops.continue_row(
                     row, cols[1][r], cols[2][r], cols[3][r], local.flags[r], local.artifacts.get(r)
                 )
-                self.dispatch_keys[row] = local.dispatch_keys[r]
+                self._set_dispatch_key(row, local.dispatch_keys[r])
 
             def remap(row: int) -> int:
                 known = alias.get(row)
@@ -1181,7 +1198,7 @@ class AnalysisPass:
             if not self.exact_ids:
                 # Every id is unique (or this pass is thrown away): a new operation.
                 self.pending[op_id] = row
-                self.dispatch_keys[row] = key
+                self._set_dispatch_key(row, key)
             else:
                 earlier = self.op_ids.setdefault(key, row)
                 if earlier >= 0 and not self._holds(self.ops.line("dispatch", earlier), op_id):
