@@ -100,23 +100,31 @@ def run_check(
     jobs = jobs or os.cpu_count() or 1
     status = 0
     targets: list[tuple[Path, bool]] = []
+    # Directories with no transcript, by how many targets come before them (PATH order).
+    empty: dict[int, list[Path]] = {}
     for path in paths:
         if path.is_dir():
             found = transcripts_in(path)
             if not found:
-                print(
-                    f"transcript-view: {path}: no .jsonl files in this directory tree",
-                    file=sys.stderr,
-                )
+                empty.setdefault(len(targets), []).append(path)
                 status = 2
             targets.extend((p, True) for p in found)
         else:
             targets.append((path, False))
+
+    def say_empty(before: int) -> None:
+        for path in empty.pop(before, []):
+            message = f"{path}: no .jsonl files in this directory tree"
+            print(f"transcript-view: {message}", file=sys.stderr)
+            if as_json:
+                out.write(refusal_json(path, message))
+
     if progress is None and not as_json and sys.stderr.isatty() and len(targets) > 1:
         progress = sys.stderr
     skipped: list[Path] = []
     done = 0
     for path, walked, outcome in _outcomes(targets, format, jobs, as_json):
+        say_empty(done)
         done += 1
         if progress is not None:
             progress.write(
@@ -130,6 +138,8 @@ def run_check(
             if progress is not None:
                 progress.write("\r\x1b[K")
             print(f"transcript-view: {outcome.message}", file=sys.stderr)
+            if as_json:
+                out.write(refusal_json(path, outcome.message))
             status = 2
             continue
         if progress is not None:
@@ -138,6 +148,7 @@ def run_check(
         out.write(outcome.text)
         if outcome.failed(strict) and status == 0:
             status = 1
+    say_empty(done)
     if progress is not None:
         progress.write("\r\x1b[K")
         progress.flush()
@@ -150,6 +161,16 @@ def run_check(
         )
     out.flush()
     return status
+
+
+def refusal_json(path: Path, message: str) -> str:
+    """`--check --json`'s line for a PATH that could not be checked: its place is kept.
+
+    A script reading one object per PATH, in order, can match each to its
+    PATH; `error` says why (the same words as the line on stderr), and the
+    exit status is 2 as it is without `--json`.
+    """
+    return json.dumps({"transcript": str(path), "error": message}, ensure_ascii=False) + "\n"
 
 
 #: Directories inside a tree that hold sidecars, never transcripts.

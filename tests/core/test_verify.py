@@ -295,6 +295,54 @@ def test_check_json_shape(tmp_path: Path) -> None:
     ]
 
 
+def _json_check(paths: list[Path], jobs: int = 1) -> tuple[int, list[dict[str, object]]]:
+    out = io.StringIO()
+    status = run_check(paths, as_json=True, strict=False, out=out, jobs=jobs)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_check_json_has_one_object_per_path_in_order_a_refusal_included(
+    tmp_path: Path, jobs: int
+) -> None:
+    """Issue 26: a PATH that is no transcript had no object, so a script could not match
+    objects to PATHs. Each has one now, in PATH order, with the exit status as before."""
+    path, _ = make(tmp_path)
+    other = tmp_path / "notes.jsonl"
+    other.write_text("hello\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    paths = [empty, path, other, tmp_path / "gone.jsonl", path]
+    status, rows = _json_check(paths, jobs)
+    assert status == 2
+    assert [row["transcript"] for row in rows] == [str(p) for p in paths]
+    refusals = [row for row in rows if "error" in row]
+    assert [set(row) for row in refusals] == [{"transcript", "error"}] * 3
+    assert "no .jsonl files" in str(refusals[0]["error"])
+    assert "not a transcript" in str(refusals[1]["error"])
+    assert "no such file" in str(refusals[2]["error"])
+    assert _json_check([path])[0] == 0
+
+
+def test_every_json_key_is_in_the_readmes_schema(tmp_path: Path) -> None:
+    """What a script reads is documented: every key `--check --json` writes, nested ones
+    and a refusal's included, is named in the README's schema of it."""
+    path, files = make(tmp_path)
+    files[0].unlink()
+    _, rows = _json_check([path, tmp_path / "gone.jsonl"])
+    keys: set[str] = set()
+    for row in rows:
+        keys.update(row)
+        for nested in ("badges", "findings"):
+            for item in row.get(nested, []):  # type: ignore[attr-defined]
+                keys.update(item)
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    schema = readme[readme.index("- `--json`: one object per line") :]
+    schema = schema[: schema.index("\n- Nothing is ever written")]
+    assert {"present", "error", "start", "state"} <= keys
+    assert [k for k in sorted(keys) if f'"{k}"' not in schema] == []
+
+
 def test_check_plain_output(tmp_path: Path) -> None:
     path, files = make(tmp_path)
     files[0].unlink()

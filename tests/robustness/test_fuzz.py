@@ -72,10 +72,12 @@ def _check_everything(path: Path) -> None:
     try:
         report = verify(path)
     except NotATranscript:
-        # No line is any format's: one message and exit 2, never a finding per line.
+        # No line is any format's: one message and exit 2, never a finding per line
+        # (with `--json`, the PATH's one object says so).
         out = io.StringIO()
         assert run_check([path], as_json=True, strict=False, out=out) == 2
-        assert out.getvalue() == ""
+        (row,) = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert set(row) == {"transcript", "error"} and "not a transcript" in row["error"]
         return
     with Transcript.open(path) as t:
         problems = [p for p in t if isinstance(p, LineProblem)]

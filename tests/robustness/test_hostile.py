@@ -54,8 +54,10 @@ def test_check_on_hostile_input(case: Case, tmp_path: Path) -> None:
     assert tree_state(tmp_path) == before, "--check wrote something"
     assert code == case.exit, (rows, err)
     if case.exit == 2:
-        assert rows == [] and err.startswith("transcript-view: ") and err[-1] == "\n"
+        assert err.startswith("transcript-view: ") and err[-1] == "\n"
         assert "Traceback" not in err
+        # One object for the PATH, in its place: the words of the line on stderr.
+        assert rows == [{"transcript": str(path), "error": err[len("transcript-view: ") : -1]}]
         return
     (row,) = rows
     if case.name == "two-markers-one-file":
@@ -110,7 +112,7 @@ def test_a_transcript_that_cannot_be_read_exits_2(
     path, _ = stored_run(tmp_path)
     _deny(monkeypatch, importlib.import_module("transcript_view.core.transcript"), path)
     code, rows, err = run_check_json(path)
-    assert (code, rows) == (2, [])
+    assert (code, rows) == (2, [{"transcript": str(path), "error": f"{path}: permission denied"}])
     assert err == f"transcript-view: {path}: permission denied\n"
 
 
