@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from _runs import Run, write_run
 from _screen_apps import make_artifact_dir, make_transcripts_dir
 from _support import REFERENCE
+
+from transcript_view.core import parallel
+from transcript_view.viewer import background, layouter, workers
 
 
 @pytest.fixture
@@ -37,3 +40,28 @@ def artifact_dir(tmp_path: Path) -> Path:
 def transcripts_dir(tmp_path: Path) -> Path:
     """A directory of transcripts to list (see `_screen_apps.make_transcripts_dir`)."""
     return make_transcripts_dir(tmp_path)
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every size threshold low, so a test-sized transcript takes the big-file paths."""
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1)
+    monkeypatch.setattr(workers, "SERVER_CHECK_FILES", 2)
+    monkeypatch.setattr(background, "COUNT_STEP", 7)
+    monkeypatch.setattr(layouter, "LAYOUT_CHUNK", 5)
+    monkeypatch.setattr(layouter, "SERVER_LAYOUT_BLOCKS", 10)
+
+
+@pytest.fixture
+def server(
+    small_thresholds: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[parallel.PassServer]:
+    """A pass server forked now (after the thresholds were lowered: it inherits them)."""
+    started = parallel.PassServer.start()
+    if started is None:
+        pytest.skip("no fork here, or threads already running")
+    monkeypatch.setattr(parallel, "_server", started)
+    try:
+        yield started
+    finally:
+        started.close()

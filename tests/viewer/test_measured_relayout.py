@@ -11,7 +11,6 @@ markers or tags are built once an analysis is on show (`Layouter`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from _sessions import codex_chars_truncated
 
 from transcript_view.core import parallel
 from transcript_view.core.formats.detect import Format
-from transcript_view.viewer import background, layouter, workers
+from transcript_view.viewer import layouter
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.main_screen import TranscriptScreen
 
@@ -29,20 +28,9 @@ SIZE = (110, 30)
 
 
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[parallel.PassServer]:
-    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1)
-    monkeypatch.setattr(workers, "SERVER_CHECK_FILES", 2)
-    monkeypatch.setattr(background, "COUNT_STEP", 7)
-    monkeypatch.setattr(layouter, "LAYOUT_CHUNK", 5)
-    monkeypatch.setattr(layouter, "SERVER_LAYOUT_BLOCKS", 10**9)  # never the server's layout
-    started = parallel.PassServer.start()
-    if started is None:
-        pytest.skip("no fork here, or threads already running")
-    monkeypatch.setattr(parallel, "_server", started)
-    try:
-        yield started
-    finally:
-        started.close()
+def no_server_layout(small_thresholds: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view lays every block out itself (the measured counts' path), never the server."""
+    monkeypatch.setattr(layouter, "SERVER_LAYOUT_BLOCKS", 10**9)
 
 
 def _rollout(path: Path) -> Path:
@@ -74,7 +62,7 @@ def _rollout(path: Path) -> Path:
 
 @sync
 async def test_a_relayout_at_the_measured_width_after_the_analysis_keeps_marker_rows(
-    server: parallel.PassServer, tmp_path: Path
+    server: parallel.PassServer, no_server_layout: None, tmp_path: Path
 ) -> None:
     """Resized away and back: the file view is laid out again at the width the pass
     measured, with the analysis on show. A notice's badge is no longer "checking"."""
@@ -99,7 +87,7 @@ async def test_a_relayout_at_the_measured_width_after_the_analysis_keeps_marker_
 
 @sync
 async def test_the_last_line_laid_out_again_after_an_append_keeps_its_marker_rows(
-    server: parallel.PassServer, tmp_path: Path
+    server: parallel.PassServer, no_server_layout: None, tmp_path: Path
 ) -> None:
     """Follow mode: `appended` drops the last block and lays it out again; at the
     measured width that takes the pass's plain count, after the analysis landed."""

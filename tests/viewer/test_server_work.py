@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.ledger import VerificationLedger
 from transcript_view.core.tables import Replay
 from transcript_view.core.transcript import Transcript
-from transcript_view.viewer import background, layouter, main_screen, workers
+from transcript_view.viewer import background, main_screen, workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import FileSource, ModelSource
 from transcript_view.viewer.context import AnalysisState, BlockContext, BlockKey, Expansion
@@ -55,31 +54,6 @@ COUNTED = [f"{stem}.jsonl" for stem in REFERENCE_TRANSCRIPTS] + ["demo.jsonl", "
 
 def _never() -> bool:
     return False
-
-
-@pytest.fixture
-def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every size threshold low, so a test-sized transcript takes the big-file paths."""
-    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1)
-    monkeypatch.setattr(workers, "SERVER_CHECK_FILES", 2)
-    monkeypatch.setattr(background, "COUNT_STEP", 7)
-    monkeypatch.setattr(layouter, "LAYOUT_CHUNK", 5)
-    monkeypatch.setattr(layouter, "SERVER_LAYOUT_BLOCKS", 10)
-
-
-@pytest.fixture
-def server(
-    small_thresholds: None, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[parallel.PassServer]:
-    """A pass server forked now (after the thresholds were lowered: it inherits them)."""
-    started = parallel.PassServer.start()
-    if started is None:
-        pytest.skip("no fork here, or threads already running")
-    monkeypatch.setattr(parallel, "_server", started)
-    try:
-        yield started
-    finally:
-        started.close()
 
 
 @pytest.fixture
