@@ -72,9 +72,10 @@ class MeasuredRows:
 
     def counts(self, start: int, stop: int, width: int) -> list[int] | None:
         """The counts of blocks `start…stop` taken so far at `width` (None: none there)."""
-        if start >= len(self.rows) or self.width != width:
+        rows = self.rows  # once: `expect` may swap in a new array meanwhile (the UI thread)
+        if start >= len(rows) or self.width != width:
             return None
-        return self.rows[start:stop].tolist()
+        return rows[start:stop].tolist()
 
     def sleep(self, block: int, width: int, seconds: float) -> None:
         """A layout worker waits up to `seconds` for the counts of `block` (or their end).
