@@ -28,7 +28,12 @@ Measure = Callable[[bytes], int]
 without its LF) -> int`. The viewer counts the line's rows by building it
 (`viewer.measure.BlockRows`), in the worker that maps the line rather than on the
 screen's thread after the pass. It is sent to the workers with the pass (so it
-pickles, for `spawn`), and must not keep what it is given."""
+pickles, for `spawn`), and keeps nothing of the lines it is given but what one
+says of the next: a format read through `formats.batches.fold_mapped` gives it
+each batch's lines in file order, after the line before the batch (whose number
+is dropped), so a line's number may depend on the line before it (the viewer
+folds a run of an agent's records into one row: the first takes one, the
+others none)."""
 
 Measured = Callable[[int, "array[int]"], None]
 """Told a batch's measures, in file order: `(first line, one int a line)`."""

@@ -32,6 +32,7 @@ from transcript_view.core.envelopes import (
     ToolSettled,
 )
 from transcript_view.core.findings import Finding, Severity
+from transcript_view.core.formats.agent_records import RecordKind, record_of
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.markers import Marker
@@ -45,6 +46,7 @@ from transcript_view.core.transcript import (
     parse_line_bytes,
 )
 from transcript_view.viewer.context import BlockContext, BlockKey
+from transcript_view.viewer.folds import FOLD_SCAN_LINES
 from transcript_view.viewer.palette import Palette, severity_mark
 from transcript_view.viewer.rows import (
     COLLAPSE_ROWS,
@@ -114,6 +116,14 @@ class RowBuilder:
         self.inserts: list[tuple[int, InlineArtifact]] = []
         self.expanded = expand or ctx.is_expanded(BlockKey(view, key))
         self.collapsed_any = False
+        self.after_fold = False
+        """Whether the line before is a folded record (`viewer.folds`): the caller's to set."""
+        self.folded = False
+        """Whether this line is a folded record: the builder's to set, the caller's to read."""
+        self.record: RecordKind | None = None
+        """What this line is when it is one of the agent's own records (the builder's)."""
+        self.runs: FoldRuns | None = None
+        """Where a fold row reads the run it stands for (the file view's source)."""
 
     def _gutter(self) -> Text:
         if not self.rows and self.line > 0:
@@ -503,6 +513,22 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
     b.findings()
 
 
+def is_big_line(length: int) -> bool:
+    """Whether a line of `length` bytes is shown in part, never parsed here (`big_line`)."""
+    return length > BIG_LINE_BYTES
+
+
+def line_record(fmt: Format, raw: bytes, line: int, offset: int) -> RecordKind | None:
+    """What a line is when it is one of the agent's own records: what `build_line` finds.
+
+    A line shown in part (`is_big_line`) is never one: it is not parsed.
+    """
+    if fmt is Format.REFERENCE or is_big_line(len(raw)):
+        return None
+    obj = parse_json_line(raw, line, offset)
+    return record_of(fmt, obj) if isinstance(obj, Mapping) else None
+
+
 def build_line(b: RowBuilder, fmt: Format, raw: bytes, offset: int) -> None:
     """Rows of one line of a transcript in `fmt`, from its bytes (shorter than `BIG_LINE_BYTES`).
 
@@ -587,6 +613,14 @@ def _summary(env: Envelope) -> str:
 # -- sources: what a block is, for each view ---------------------------------------------------
 
 
+class FoldRuns(Protocol):
+    """What a fold row reads: the run of folded records that starts on a line."""
+
+    def fold_run(self, line: int) -> tuple[list[RecordKind], bool]:
+        """The records of the folded run from `line`, and whether it goes on past them."""
+        ...
+
+
 class BlockSource(Protocol):
     """What a `Document` lays out: a growing sequence of blocks."""
 
@@ -632,6 +666,8 @@ class FileSource:
         self.ctx = ctx
         self.following = False
         self.index_complete = False
+        self._last_record: tuple[int, RecordKind | None] = (0, None)
+        """(line, its record kind) of the line built last (one tuple: read whole by threads)."""
 
     def available(self) -> int:
         """Lines whose end is known: a last line still being written waits."""
@@ -645,15 +681,18 @@ class FileSource:
         """Parse line `index + 1` and build its rows (placeholders with `count_only`)."""
         line = index + 1
         b = RowBuilder(self.view, index, line, self.ctx, expand, count_only=count_only)
+        b.runs = self
         try:
             length = self.transcript.line_length(line)
-            if length > BIG_LINE_BYTES:
+            if is_big_line(length):
                 _big_line_head(b, length, self.ctx.op_by_message.get(line), "")
                 b.big_line(self.transcript, length)
                 return b.block()
             if self.ctx.format is not Format.REFERENCE:
+                b.after_fold = line > 1 and self.folded(line - 1)
                 start, _ = self.transcript.line_span(line)
                 build_line(b, self.ctx.format, self.transcript.raw_line(line), start)
+                self._last_record = (line, b.record)
                 return b.block()
             parsed = self.transcript.parse(line)
         except (OSError, ValueError, IndexError) as exc:
@@ -661,6 +700,53 @@ class FileSource:
         if parsed is not None:
             build_envelope(b, parsed)
         return b.block()
+
+    def record(self, line: int) -> RecordKind | None:
+        """What `line` is when it is one of the agent's own records (`line_record`).
+
+        The line built last is remembered: a layout builds lines in order, and
+        each asks about the one before it.
+        """
+        last = self._last_record
+        if last[0] == line:
+            return last[1]
+        transcript = self.transcript
+        try:
+            if is_big_line(transcript.line_length(line)):
+                return None
+            start, _ = transcript.line_span(line)
+            return line_record(self.ctx.format, transcript.raw_line(line), line, start)
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def folded(self, line: int) -> bool:
+        """Whether `line` is a folded record now (`viewer.folds`)."""
+        return self.ctx.folds(line) and self.record(line) is not None
+
+    def fold_run(self, line: int) -> tuple[list[RecordKind], bool]:
+        """The folded records from `line` on, and whether the run goes on past them.
+
+        Read a few megabytes at a time, at most `FOLD_SCAN_LINES` lines.
+        """
+        out: list[RecordKind] = []
+        available = self.available()
+        stop = min(available, line + FOLD_SCAN_LINES - 1)
+        if line > stop:
+            return out, False
+        fmt = self.ctx.format
+        try:
+            for first, offset, parts in self.transcript.raw_chunks(line, stop):
+                at = first
+                for raw in parts:
+                    record = line_record(fmt, raw, at, offset) if self.ctx.folds(at) else None
+                    if record is None:
+                        return out, False
+                    out.append(record)
+                    offset += len(raw) + 1
+                    at += 1
+        except (OSError, ValueError, IndexError):
+            return out, False
+        return out, stop < available and self.folded(stop + 1)
 
     def line_of(self, index: int) -> int:
         """Block i is line i + 1."""

@@ -321,6 +321,9 @@ class Expansion:
         self._keys: set[BlockKey] = set()
         self._artifacts: set[tuple[str, SiteKey]] = set()
         """(view, marker) of every artifact shown inline in that view."""
+        self._unfolded: frozenset[int] = frozenset()
+        """Record lines shown on their own rows although records are folded (`viewer.folds`);
+        replaced whole, so a worker thread reads one set or the other."""
 
     def __contains__(self, key: object) -> bool:
         return key in self._keys
@@ -334,8 +337,27 @@ class Expansion:
         return set(self._artifacts)
 
     def shapes(self, view: str) -> bool:
-        """Whether any block of `view` is expanded or shows an artifact (not the default look)."""
+        """Whether any block of `view` is expanded, unfolded or shows an artifact (not the
+        default look)."""
+        if view == "file" and self._unfolded:
+            return True
         return any(k.view == view for k in self._keys) or any(v == view for v, _ in self._artifacts)
+
+    def unfolded_lines(self) -> frozenset[int]:
+        """The record lines shown on their own rows although records are folded."""
+        return self._unfolded
+
+    def is_unfolded(self, line: int) -> bool:
+        """Whether record `line` is shown on its own rows although records are folded."""
+        return line in self._unfolded
+
+    def unfold(self, lines: range) -> None:
+        """Show these record lines on their own rows (enter on their fold row)."""
+        self._unfolded = self._unfolded.union(lines)
+
+    def refold(self, lines: range) -> None:
+        """Fold these record lines again."""
+        self._unfolded = self._unfolded.difference(lines)
 
     def toggle(self, key: BlockKey) -> bool:
         """Expand a collapsed block or collapse an expanded one; True if now expanded."""
@@ -392,6 +414,9 @@ class BlockContext:
         self._artifacts = artifacts
         self._expansion = expansion
         self.width = width
+        self.fold_records = True
+        """Whether the agent's own records are folded ("what the model saw") or each shown
+        ("everything"): the view's to switch, as it does the width."""
         self.palette: Palette = DEFAULT_PALETTE
         """The styles rows are drawn with, resolved from the view's component classes."""
 
@@ -485,6 +510,10 @@ class BlockContext:
         `views(view, block)` gives a view's block's line (None: not a line).
         """
         out = {site.line for _, site in self._expansion.artifact_keys()}
+        unfolded = self._expansion.unfolded_lines()
+        if unfolded:
+            out |= unfolded
+            out |= {line + 1 for line in unfolded}  # its rows follow whether it is folded
         for key in self._expansion.block_keys():
             line = views(key.view, key.block)
             if line is not None:
@@ -492,9 +521,14 @@ class BlockContext:
         return out
 
     def default_look(self, view: str) -> bool:
-        """Whether every block of `view` looks as it does when first opened (none
-        expanded, no artifact spliced in): what the pass server can lay out."""
-        return not self._expansion.shapes(view)
+        """Whether every block of `view` looks as it does when first opened (records
+        folded, none unfolded or expanded, no artifact spliced in): what the pass
+        server can lay out."""
+        return self.fold_records and not self._expansion.shapes(view)
+
+    def folds(self, line: int) -> bool:
+        """Whether `line` is folded if it is a record: records are, and it is not unfolded."""
+        return self.fold_records and not self._expansion.is_unfolded(line)
 
     def is_expanded(self, key: BlockKey) -> bool:
         """Whether a block is shown whole."""

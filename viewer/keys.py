@@ -162,7 +162,8 @@ KEYS: Final[tuple[Key, ...]] = (
         command=Command("Previous problem", "Go to the previous problem")),
     Key("enter", "activate", _S, "Open", also="click",
         help="on a marker: open or close its artifact inline; on a line too long to "
-             "lay out: page through it; elsewhere: expand or collapse a long message",
+             "lay out: page through it; on a folded row of records: show them (on one "
+             "of them: fold them again); elsewhere: expand or collapse a long message",
         command=Command("Open / close artifact",
                         "Open the marker's artifact inline, or close it")),
     Key("o", "orphans", _S, "Orphans",
@@ -172,6 +173,12 @@ KEYS: Final[tuple[Key, ...]] = (
         help="switch between the file view and the model view (what the model is sent next)",
         command=Command("Switch view",
                         "File view / model view: what the model is sent next")),
+    Key("a", "toggle_records", _S, "Records", show=False,
+        help="Claude Code and Codex: fold the agent's own records (progress, hooks, "
+             "snapshots, titles: never sent to the model) or show every one; enter on a "
+             "folded row shows its records",
+        command=Command("Fold / show records",
+                        "What the model saw (the agent's own records folded) / everything")),
     Key("slash", "search", _S, "Search", display="/",
         help="search the transcript; enter runs it, escape clears it; "
              "then n / N step through hits",

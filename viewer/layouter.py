@@ -161,6 +161,7 @@ class Layouter:
         return (
             doc is self.file_doc
             and block >= LAYOUT_CHUNK  # the first screen never waits
+            and self.ctx.fold_records  # the analysis counts records folded
             and self.measured.waits(block, self.ctx.width)
         )
 
@@ -191,7 +192,9 @@ class Layouter:
         (`_unplain_lines`). A line whose look changes later is recounted as any
         is (`lines_changed`, `analysis_changed`).
         """
-        counts = self.measured.counts(start, stop, self.ctx.width) if doc is self.file_doc else None
+        if doc is not self.file_doc or not self.ctx.fold_records:
+            return None  # the analysis counts the file view with records folded
+        counts = self.measured.counts(start, stop, self.ctx.width)
         if counts is None:
             return None
         build = []

@@ -731,8 +731,31 @@ class TranscriptScreen(Screen[None]):
         if not self.view.toggle_document():
             self._say("The model view is ready once the transcript has been read.")
             return
-        self.header.view_name = (
-            "model view: what the model is sent next" if self.view.showing_model else "file view"
+        self._name_view()
+
+    def _name_view(self) -> None:
+        """The header's name of what is on show."""
+        if self.view.showing_model:
+            self.header.view_name = "model view: what the model is sent next"
+        elif self.view.ctx.fold_records:
+            self.header.view_name = "file view"
+        else:
+            self.header.view_name = "file view: every record"
+
+    def action_toggle_records(self) -> None:
+        """Fold the agent's own records (what the model saw first) or show every one."""
+        if self.format is Format.REFERENCE:
+            self._say("Every line of an LLM::Agent transcript is part of the conversation: "
+                      "there are no records of the agent's own to fold.")
+            return
+        fold = not self.view.ctx.fold_records
+        self.view.set_fold_records(fold)
+        self._name_view()
+        self._say(
+            "The agent's own records are folded: what the model saw comes first "
+            "(enter on a folded row shows its records)."
+            if fold
+            else "Every record is shown, each on its own rows."
         )
 
     def action_pager(self) -> None:

@@ -20,7 +20,7 @@ it (it shows in part, read from the transcript).
 from __future__ import annotations
 
 from transcript_view.core.formats.detect import Format
-from transcript_view.viewer.blocks import BIG_LINE_BYTES, RowBuilder, build_line
+from transcript_view.viewer.blocks import BIG_LINE_BYTES, RowBuilder, build_line, line_record
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
 
 #: What `BlockRows` says of a line it does not count: the view builds it.
@@ -35,13 +35,16 @@ class BlockRows:
     context), and keeps nothing of the lines it is given.
     """
 
-    __slots__ = ("_ctx", "format", "width")
+    __slots__ = ("_after_fold", "_ctx", "format", "width")
 
     def __init__(self, width: int, fmt: Format) -> None:
         """Count at the view's `width` (the whole row, gutter included)."""
         self.width = width
         self.format = fmt
         self._ctx = BlockContext(AnalysisState(), {}, Expansion(), width=width, format=fmt)
+        self._after_fold = False
+        """Whether the line counted last is a folded record: a record after one takes no
+        rows (`viewer.folds`). The lines come in file order (`core.decoding.Measure`)."""
 
     def __reduce__(self) -> tuple[type[BlockRows], tuple[int, Format]]:
         """Sent to a worker as what makes it: the context is made again there."""
@@ -50,7 +53,12 @@ class BlockRows:
     def __call__(self, raw: bytes) -> int:
         """Rows of the line `raw` (without its LF), or `UNKNOWN` for a line shown in part."""
         if len(raw) >= BIG_LINE_BYTES - 1:
-            return UNKNOWN  # shown in part (`RowBuilder.big_line`), read from the transcript
+            # The view builds it (a line shown in part is read from the transcript);
+            # whether it is a folded record, the next line needs to know here.
+            self._after_fold = line_record(self.format, raw, 1, 0) is not None
+            return UNKNOWN
         b = RowBuilder("file", 0, 1, self._ctx, count_only=True)
+        b.after_fold = self._after_fold
         build_line(b, self.format, raw, 0)
+        self._after_fold = b.folded
         return b.counted

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
 
+from transcript_view.core.formats.agent_records import record_of
 from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
@@ -31,6 +32,7 @@ from transcript_view.core.formats.model import SessionAnalysis, SpillForm, Spill
 from transcript_view.core.records import SiteKey
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
 from transcript_view.core.transcript import _DEEP_BYTES, LineProblem, _decode
+from transcript_view.viewer.folds import FOLDED_MARK, UNFOLDED_MARK, fold_words
 from transcript_view.viewer.palette import Palette
 from transcript_view.viewer.rows import badge_text
 
@@ -217,6 +219,23 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         _replaced(b)
         if "toolUseResult" in obj:
             _tool_use_result(b, obj["toolUseResult"])
+    elif b.record is not None:
+        record = b.record
+        if b.count_only:
+            b.counted_head()
+        else:
+            what = record.note + " (not sent to the model)"
+            name = kind if kind != "system" else f"system  {obj.get('subtype')}"
+            if record.detail is not None:
+                name += f"  {record.detail}"
+            record_head(b, name, what)
+        _tags(b)
+        title = _title(obj)
+        if title is not None:
+            b.text(title, limit=2)
+        else:
+            rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
+            b.text(clip(rest), style=p.dim, limit=DIM_ROWS)
     elif kind == "system":
         subtype = obj.get("subtype")
         head = Text("system", style=p.role("system"))
@@ -229,11 +248,6 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         meta = obj.get("compactMetadata")
         if isinstance(meta, Mapping):
             b.text(clip(dict(meta)), style=p.dim, limit=DIM_ROWS)
-    elif kind == "summary":
-        head = Text("summary", style=p.heading)
-        head.append("  an older session's compaction summary", style=p.dim)
-        b.head(head)
-        b.text(str(obj.get("summary", "")), limit=3)
     elif kind == "content-replacement":
         reps = obj.get("replacements")
         reps = reps if isinstance(reps, list) else []
@@ -253,7 +267,7 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
                 )
                 b.text(str(rep["replacement"]), limit=4)
         _replaced(b)  # markers of replaced results that are not in this file
-    else:
+    else:  # an attachment, or a line that is neither a record nor known
         if b.count_only:
             b.counted_head()
         else:
@@ -266,6 +280,17 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
         b.text(clip(rest), style=p.dim, limit=DIM_ROWS)
     b.findings()
+
+
+#: The field that holds a title line's title, by its type.
+_TITLE_FIELDS = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
+
+
+def _title(obj: Mapping[str, Any]) -> str | None:
+    """A title line's title (`summary` lines are titles, not compaction summaries)."""
+    field = _TITLE_FIELDS.get(str(obj.get("type")))
+    value = obj.get(field) if field is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _message_head(p: Palette, kind: str, obj: Mapping[str, Any], msg: Mapping[str, Any]) -> Text:
@@ -285,25 +310,11 @@ def _message_head(p: Palette, kind: str, obj: Mapping[str, Any], msg: Mapping[st
     return head
 
 
-#: What Claude Code's other line types are (CLAUDE_CODE.md, "Lines"): none is sent to the model.
+#: What Claude Code's line types that are not its records are (its records say so
+#: themselves: `core.formats.agent_records`).
 _CLAUDE_LINE_NOTES: dict[str, str] = {
-    "progress": "a tool's progress, shown while it ran (not sent to the model)",
-    "file-history-snapshot": "Claude Code's record of edited files, for undo",
-    "queue-operation": "input queued while the model was busy",
-    "attachment": "an attachment Claude Code recorded",
-    "custom-title": "the session's title",
-    "ai-title": "the session's title, as a model wrote it",
-    "last-prompt": "the last prompt, for resuming",
-    "task-summary": "a task's summary",
-    "tag": "a tag on the session",
-    "agent-name": "a subagent's name",
-    "agent-color": "a subagent's colour",
-    "agent-setting": "a subagent's setting",
-    "pr-link": "a pull request this session opened",
-    "attribution-snapshot": "Claude Code's attribution record",
-    "speculation-accept": "an accepted speculative edit",
-    "mode": "the mode the session was in",
-    "worktree-state": "the git worktree's state",
+    "attachment": "context Claude Code adds to the next request (its text there is not "
+    "recorded)",
 }
 
 #: Keys every message line carries: not repeated in an unknown line's summary.
@@ -468,19 +479,18 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     kind = obj.get("type")
     payload = obj.get("payload")
     pl = payload if isinstance(payload, Mapping) else {}
-    if kind == "response_item":
-        _codex_item(b, pl)
-    elif kind == "event_msg":
+    if b.record is not None:
         if b.count_only:
             b.counted_head()
         else:
-            head = Text("ui record", style=p.dim)
-            what = visible(str(pl.get("type", "?")))
-            head.append(f"  {what} (what the UI showed, not the model)", style=p.dim)
-            b.head(head)
+            record_head(b, f"{kind}  {pl.get('type', '?')}", b.record.note)
         msg = pl.get("message")
         if isinstance(msg, str) and msg:
             b.text(msg, style=p.dim, limit=UI_ROWS)
+        elif kind != "event_msg":
+            b.text(clip(dict(pl)), style=p.dim, limit=DIM_ROWS)
+    elif kind == "response_item":
+        _codex_item(b, pl)
     elif kind == "session_meta":
         head = Text("session", style=p.heading)
         head.append(
@@ -584,13 +594,52 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
 
 
 def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LineProblem) -> None:
-    """Rows of one line of a non-reference transcript."""
+    """Rows of one line of a non-reference transcript.
+
+    One of the agent's own records, while records are folded, is no rows of its
+    own: the first of a run draws the run's fold row, the others nothing
+    (`viewer.folds`). Built to be searched (`expand`), it shows its own rows.
+    """
     if isinstance(parsed, LineProblem):
         build_problem(b, parsed)
-    elif fmt is Format.CODEX:
+        return
+    record = b.record = record_of(fmt, parsed)
+    if record is not None and b.ctx.folds(b.line):
+        b.folded = True
+        if not b.expanded:
+            if not b.after_fold:
+                _fold_row(b)
+            return
+    if fmt is Format.CODEX:
         build_codex(b, parsed)
     else:
         build_claude(b, parsed)
+
+
+def _fold_row(b: RowBuilder) -> None:
+    """The one row of a run of folded records: how many of what (`folds.fold_words`)."""
+    if b.count_only:
+        b.counted_head()
+        return
+    runs = b.runs
+    records, more = runs.fold_run(b.line) if runs is not None else ([], False)
+    if not records and b.record is not None:
+        records = [b.record]
+    words = fold_words(records, more=more) + " (enter shows them)"
+    b.head(Text(FOLDED_MARK + words, style=b.palette.dim), "fold")
+
+
+def record_head(b: RowBuilder, name: str, note: str) -> None:
+    """The heading of a record on its own rows: its type and what it is, never sent.
+
+    Unfolded while records are folded, it is kind `unfold` (enter folds its run again).
+    """
+    p = b.palette
+    unfolded = b.ctx.fold_records and b.record is not None
+    head = Text(UNFOLDED_MARK if unfolded else "", style=p.dim)
+    head.append(visible(name), style=p.heading)
+    head.append(f"  {visible(note)}", style=p.dim)
+    b.head(head, "unfold" if unfolded else "head")
 
 
 def preview_bytes(site: SpillSite, head: bytes) -> int:

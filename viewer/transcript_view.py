@@ -936,6 +936,9 @@ class TranscriptView(ScrollView, can_focus=True):
         if row.kind == "link":
             self.post_message(self.LinkRequested(row.line))
             return
+        if row.kind in ("fold", "unfold"):
+            self.set_folded(row.line, unfold=row.kind == "fold")
+            return
         where = self.doc.locate(self.cursor)
         if where is not None and row.line > 0:
             block = self.doc.block(where[0])
@@ -974,6 +977,52 @@ class TranscriptView(ScrollView, can_focus=True):
         expansion.show_artifact(view, key)
         self.post_message(self.ArtifactRequested(key))
 
+    def set_folded(self, line: int, *, unfold: bool, only: bool = False) -> None:
+        """Unfold the run of records folded from `line`, or fold again the unfolded run
+        `line` is in (`viewer.folds`); `only`: unfold `line` alone (a search hit in it).
+
+        The cursor stays on the run's first row.
+        """
+        source = self.file_doc.source
+        if not isinstance(source, FileSource):
+            return
+        if unfold:
+            count = 1 if only else max(len(source.fold_run(line)[0]), 1)
+            lines = range(line, line + count)
+            self.expansion.unfold(lines)
+        else:
+            unfolded = self.expansion.unfolded_lines()
+            first = last = line
+            while first - 1 in unfolded:
+                first -= 1
+            while last + 1 in unfolded:
+                last += 1
+            lines = range(first, last + 1)
+            self.expansion.refold(lines)
+        first = lines.start
+        while first > 1 and source.folded(first - 1):
+            first -= 1  # the run's fold row above reads other words
+        changed = [*range(first, lines.start), *lines, lines.stop]
+        self._recount_lines(self.file_doc, changed)
+        self._strips.clear()
+        self._update_size()
+        if self.doc is self.file_doc and not only:
+            index = source.index_of_line(lines.start)
+            if index is not None and index < self.doc.blocks:
+                self.set_cursor(self.doc.block_start(index))
+        self.refresh()
+
+    def set_fold_records(self, fold: bool) -> None:
+        """Fold the agent's own records ("what the model saw") or show each ("everything").
+
+        Every record's rows change: the file view is laid out again, keeping
+        the cursor's block, as a new width does.
+        """
+        if fold == self.ctx.fold_records:
+            return
+        self.ctx.fold_records = fold
+        self.relayout(self.file_doc)
+
     def toggle_expanded(self) -> None:
         """Expand a collapsed block under the cursor, or collapse it again."""
         where = self.doc.locate(self.cursor)
@@ -988,7 +1037,8 @@ class TranscriptView(ScrollView, can_focus=True):
             self.scroll_to(y=start, animate=False, immediate=True)
 
     def on_click(self, event: events.Click) -> None:
-        """A click moves the cursor; a click on a marker or a "more" row acts on it."""
+        """A click moves the cursor; a click on a marker, a "more" row or a folded run of
+        records acts on it."""
         row_index = int(self.scroll_y) + event.y
         if row_index >= self.doc.total_rows:
             return
@@ -996,7 +1046,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._moved_by_hand()
         self.set_cursor(row_index, scroll=False)
         row = self.current_row
-        if row is not None and row.kind in ("marker", "more", "art-head", "bigline"):
+        if row is not None and row.kind in ("marker", "more", "art-head", "bigline", "fold"):
             self.action_activate()
 
     # -- jumping ---------------------------------------------------------------------------
@@ -1043,6 +1093,13 @@ class TranscriptView(ScrollView, can_focus=True):
         block = self.doc.block(b)
         found = [i for i, row in block.own_rows() if match(row)]
         key = BlockKey(self.doc.view, b)
+        source = self.doc.source
+        if not found and expand and isinstance(source, FileSource):
+            line = source.line_of(b)
+            if source.folded(line):  # a hit in a folded record: shown on its own rows
+                self.set_folded(line, unfold=True, only=True)
+                block = self.doc.block(b)
+                found = [i for i, row in block.own_rows() if match(row)]
         if not found and expand and key not in self.expansion:
             self.expansion.expand(key)
             self.rebuild_blocks([b])

@@ -144,6 +144,8 @@ def _map_measured(
     """
     batch = mapper(transcript, first, last, last_content, keys)
     measures = array("i")
+    if first > 1:
+        measure(transcript.raw_line(first - 1))  # what it says of the next: see `Measure`
     for _, _, items in transcript.raw_chunks(first, last):
         measures.extend(map(measure, items))
     return batch, first, measures

@@ -184,7 +184,7 @@ def test_the_measure_pickles_as_its_width_and_format() -> None:
     """Sent to a `spawn` worker with the pass: it makes its own context there."""
     rows = pickle.loads(pickle.dumps(BlockRows(33, Format.CODEX)))
     assert (rows.width, rows.format) == (33, Format.CODEX)
-    line = json.dumps({"type": "event_msg", "payload": {"message": "x" * 70}}).encode()
+    line = json.dumps({"type": "compacted", "payload": {"message": "x" * 40}}).encode()
     assert rows(line) == BlockRows(33, Format.CODEX)(line) == 3  # a head, two rows of text
 
 

@@ -56,10 +56,18 @@ async def test_a_claude_code_session_reads_as_the_conversation_the_model_saw() -
             "subagent transcript: subagents/agent-a1b2c3.jsonl",
             "thinking: Grep first",
             "⚙ Grep",
-            "file-history-snapshot",
-            "custom-title",
+            "▸ 2 records: 1 file-history snapshot, 1 title — not sent to the model",
         ):
             assert words in text, words
+        assert "custom-title" not in text
+        assert_layout_consistent(screen)
+        assert_counting_matches_building(screen)
+        await pilot.press("a")  # every record, each on its own rows
+        await settle(pilot)
+        text = _text(screen)
+        assert "custom-title  the session's title, as the user set it" in text
+        assert "handlers and build" in text and "file-history-snapshot" in text
+        assert "▸ " not in text
         assert_layout_consistent(screen)
         assert_counting_matches_building(screen)
 
@@ -123,7 +131,8 @@ async def test_a_codex_rollout_shows_the_model_side_and_the_ui_record_apart() ->
         assert "verified" not in rendered and "this format stores nothing to check" in rendered
         text = _text(screen)
         assert "○ not stored" in text and "947 of 1,200 lines cut" in text
-        assert "ui record  user_message (what the UI showed, not the model)" in text
+        assert "▸ 1 UI record: user_message — not sent to the model" in text
+        assert "▸ 1 UI record: token_count — not sent to the model" in text
         assert "⚙ shell" in text and "reasoning" in text
         assert_counting_matches_building(screen)
         # Nothing was stored: enter says so instead of opening anything.
