@@ -232,6 +232,10 @@ class TranscriptView(ScrollView, can_focus=True):
         self._prefetch_token = 0
         self._search_token = 0
         self._anchor: Anchor | None = None
+        self._places: dict[str, tuple[Document, Anchor]] = {}
+        """Where the cursor was in each view when it was left (`toggle_document`)."""
+        self._arrived_at = 0
+        """The cursor's row when the view on show was switched to."""
         self.search_running = False
         """A search is reading the file (its hits so far are in `hits`)."""
         self._recount_request = 0
@@ -509,6 +513,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 target = doc.block_start(index)
         self.set_cursor(target, scroll=False)
         self.scroll_to(y=target, animate=False, immediate=True)
+        self._arrived_at = self.cursor
         self.kick_layout(doc)
         self.refresh()
 
@@ -602,16 +607,44 @@ class TranscriptView(ScrollView, can_focus=True):
             self.kick_layout(self.model_doc)
 
     def toggle_document(self) -> bool:
-        """Switch between the file view and the model view; False if there is no model view."""
+        """Switch between the file view and the model view; False if there is no model view.
+
+        The reader keeps the place: back in a view without having moved in the
+        other, the cursor and the scroll are where they were (`n` goes on from
+        there); having moved, the view shows the line the cursor is on.
+        """
         if self.showing_model:
-            self.show_document(self.file_doc, self._cursor_line())
+            target = self.file_doc
         elif self.model_doc is not None:
-            self.show_document(self.model_doc, self._cursor_line())
+            target = self.model_doc
         else:
             return False
+        leaving = self.doc
+        moved = self.cursor != self._arrived_at
+        line = self._cursor_line()
+        anchor = self._make_anchor() if leaving.total_rows else None
+        if anchor is not None:
+            self._places[leaving.view] = (leaving, anchor)
+        saved = self._places.get(target.view)
+        if saved is not None and saved[0] is target and (not moved or not line):
+            self.show_document(target)
+            self._restore(saved[1])
+        else:
+            self.show_document(target, line)
         if self.search_query:
             self.search(self.search_query)
         return True
+
+    def _restore(self, anchor: Anchor) -> None:
+        """Put the cursor and the scroll back where `anchor` says."""
+        doc = self.doc
+        if anchor.block >= doc.blocks:
+            return
+        last = max(doc.counts[anchor.block] - 1, 0)
+        row = doc.block_start(anchor.block) + min(anchor.offset, last)
+        self.set_cursor(row, scroll=False)
+        self.scroll_to(y=max(row - anchor.above, 0), animate=False, immediate=True)
+        self._arrived_at = self.cursor
 
     def lines_changed(self, lines: list[int], same_rows: list[int] | None = None) -> None:
         """Transcript `lines` look different (badges, findings): redraw them in both views.
