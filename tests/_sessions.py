@@ -109,7 +109,7 @@ class ClaudeSession:
             "type": kind,
             "uuid": self._uuid(),
             "parentUuid": parent,
-            "isSidechain": False,
+            "isSidechain": self.parent is not None,
             "sessionId": SESSION_ID,
             "timestamp": f"2026-01-01T00:{self._n // 60:02d}:{self._n % 60:02d}.000Z",
             "cwd": "/Users/someone/proj",

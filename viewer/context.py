@@ -415,6 +415,8 @@ class BlockContext:
         self._expansion = expansion
         self.width = width
         self.fold_records = True
+        self.subagent_file = False
+        """Whether the transcript is a subagent's own file (its header says so, once)."""
         """Whether the agent's own records are folded ("what the model saw") or each shown
         ("everything"): the view's to switch, as it does the width."""
         self.palette: Palette = DEFAULT_PALETTE

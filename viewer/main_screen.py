@@ -30,7 +30,7 @@ from textual.worker import get_current_worker
 
 from transcript_view.core.analyser import Analyser
 from transcript_view.core.analysis import Analysis
-from transcript_view.core.formats.claude_code import sidecar_dir
+from transcript_view.core.formats.claude_code import session_dir, sidecar_dir, subagent_of
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.markers import MarkerKind
@@ -136,12 +136,17 @@ class TranscriptScreen(Screen[None]):
             self.transcript.artifact_dir = sidecar_dir(self.path)
         header = TranscriptHeader()
         header.name_shown = self.path.name
+        subagent = subagent_of(self.path) if self.format is Format.CLAUDE_CODE else None
+        if subagent is not None:
+            of = f" of session {subagent}" if subagent else ""
+            header.name_shown += f" · a subagent's transcript{of} (every line a sidechain)"
         header.words = words_for(self.format)
         self._header = header
         yield header
         self._view = TranscriptView(
             self.transcript, self.state, self.artifacts, format=self.format, id="transcript"
         )
+        self._view.ctx.subagent_file = subagent is not None
         yield self._view
         yield Input(
             placeholder="search the transcript (enter to search, escape to close)", id="search"
@@ -724,7 +729,24 @@ class TranscriptScreen(Screen[None]):
         if orphans is None:
             self._say("Still checking the artifact directory.")
             return
-        self.app.push_screen(OrphansScreen(self.transcript.artifact_dir, orphans))
+        self.app.push_screen(
+            OrphansScreen(self.transcript.artifact_dir, orphans, empty=self._no_orphans_words())
+        )
+
+    def _no_orphans_words(self) -> str:
+        """What the orphans screen says when it lists none: why there are none here."""
+        analysis = self.analysis
+        folder = self.transcript.artifact_dir.name + "/" if self.transcript is not None else ""
+        if isinstance(analysis, SessionAnalysis) and analysis.artifact_dir is None:
+            return (f"A {self.format.label} keeps no files beside it "
+                    "(what it cut is gone): nothing can be orphaned.")
+        if isinstance(analysis, SessionAnalysis) and not analysis.owns_orphans:
+            main = session_dir(self.path).name + ".jsonl"
+            return (f"This is a subagent's transcript: the orphans of the session's {folder} "
+                    f"are listed with its main transcript, {main}.")
+        if self.transcript is not None and not self.transcript.artifact_dir.is_dir():
+            return f"No {folder} folder here: nothing was stored, or it was not copied along."
+        return f"No orphaned artifacts: a line names every file in {folder}"
 
     def action_toggle_view(self) -> None:
         """Switch between the file as written and the conversation the model is sent next."""

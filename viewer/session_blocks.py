@@ -56,7 +56,7 @@ INPUT_INDENT, INPUT_ROWS = 6, 3
 #: Claude Code's own record of a tool call (`toolUseResult`), summarised: a field is
 #: shown as itself up to `RECORD_FIELD_CHARS` (its size past that), a record that is
 #: no object up to `RECORD_TEXT_CHARS`.
-RECORD_INDENT, RECORD_ROWS = 4, 2
+RECORD_INDENT, RECORD_ROWS = 4, 3
 RECORD_FIELD_CHARS, RECORD_TEXT_CHARS = 80, 400
 #: A Codex ui record's message.
 UI_ROWS = 2
@@ -213,7 +213,7 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         if b.count_only:
             b.counted_head()  # one row, whatever it says
         else:
-            b.head(_message_head(p, kind, obj, msg))
+            b.head(_message_head(p, kind, obj, msg, b.ctx.subagent_file))
         _tags(b)
         _claude_content(b, msg.get("content"), kind)
         _replaced(b)
@@ -243,7 +243,9 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         b.head(head)
         _tags(b)
         content = obj.get("content")
-        if isinstance(content, str) and content:
+        if subtype == "api_error":
+            b.text(api_error_words(obj), style=p.warning, limit=2)
+        elif isinstance(content, str) and content:
             b.text(content, limit=3)
         meta = obj.get("compactMetadata")
         if isinstance(meta, Mapping):
@@ -282,6 +284,48 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     b.findings()
 
 
+def _first_str(value: object, *paths: tuple[str, ...]) -> str | None:
+    """The first of `paths` (keys, one level each) that leads to a non-empty string."""
+    for path in paths:
+        at = value
+        for key in path:
+            at = at.get(key) if isinstance(at, Mapping) else None
+        if isinstance(at, str | int) and not isinstance(at, bool) and str(at):
+            return str(at)
+    return None
+
+
+def api_error_words(obj: Mapping[str, Any]) -> str:
+    """A failed API call Claude Code retried: the error, the attempt, the wait.
+
+    Claude Code writes `{"subtype": "api_error", "error": {status, error: {error:
+    {type, message}}, cause: {code}}, "retryAttempt", "maxRetries", "retryInMs"}`;
+    every part is optional, and the words say what is there.
+    """
+    error = obj.get("error")
+    status = _first_str(error, ("status",))
+    kind = _first_str(error, ("error", "error", "type"), ("error", "type"), ("type",))
+    message = _first_str(
+        error,
+        ("error", "error", "message"),
+        ("error", "message"),
+        ("message",),
+        ("cause", "code"),
+        ("cause", "message"),
+    )
+    if message is None and isinstance(obj.get("content"), str):
+        message = str(obj["content"]) or None
+    said = " ".join(w for w in (f"HTTP {status}" if status else None, kind) if w)
+    words = "API error" + (f" {said}" if said else "") + (f": {message}" if message else "")
+    attempt, most = obj.get("retryAttempt"), obj.get("maxRetries")
+    wait = obj.get("retryInMs")
+    if isinstance(attempt, int) and not isinstance(attempt, bool):
+        words += f"; retry {attempt:,}" + (f" of {most:,}" if isinstance(most, int) else "")
+        if isinstance(wait, int | float) and not isinstance(wait, bool) and wait >= 0:
+            words += f" after {wait / 1000:,.1f} s"
+    return words
+
+
 #: The field that holds a title line's title, by its type.
 _TITLE_FIELDS = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
 
@@ -293,13 +337,19 @@ def _title(obj: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _message_head(p: Palette, kind: str, obj: Mapping[str, Any], msg: Mapping[str, Any]) -> Text:
-    """A Claude Code message line's heading: its role, model and flags."""
+def _message_head(
+    p: Palette, kind: str, obj: Mapping[str, Any], msg: Mapping[str, Any], subagent_file: bool
+) -> Text:
+    """A Claude Code message line's heading: its role, model and flags.
+
+    A sidechain line is marked so only outside a subagent's own file, whose
+    header says it once (`subagent_of`).
+    """
     head = Text(kind, style=p.role(kind))
     extra = []
     if kind == "assistant" and isinstance(msg.get("model"), str):
         extra.append(str(msg["model"]))
-    if obj.get("isSidechain") is True:
+    if obj.get("isSidechain") is True and not subagent_file:
         extra.append("sidechain")
     if obj.get("isMeta") is True:
         extra.append("meta")
@@ -444,20 +494,46 @@ TOOL_USE_RESULT_WORDS = "toolUseResult (Claude Code's own record, not sent to th
 
 
 def tool_use_summary(value: object) -> str:
-    """Claude Code's own record of a tool call, in one line: each field and its size."""
+    """Claude Code's own record of a tool call, in one line: each field, or its size.
+
+    A value too long to show whole is cut visibly: a text says its length, a
+    list the items shown and how many in all, anything else ends with `…` and
+    its size.
+    """
     if isinstance(value, Mapping):
-        parts = []
-        for key, item in value.items():
-            if isinstance(item, str):
-                parts.append(
-                    f"{key} {human_size(len(item.encode('utf-8', 'replace')))}"
-                    if len(item) > RECORD_FIELD_CHARS
-                    else f"{key} {item!r}"
-                )
-            else:
-                parts.append(f"{key} {clip(item)[:RECORD_FIELD_CHARS]}")
-        return ", ".join(parts)
-    return clip(value)[:RECORD_TEXT_CHARS]
+        return ", ".join(f"{key} {_field(item)}" for key, item in value.items())
+    return _cut(value, RECORD_TEXT_CHARS)
+
+
+def _field(item: object) -> str:
+    """One field of a `toolUseResult`, at most about `RECORD_FIELD_CHARS` characters."""
+    if isinstance(item, str):
+        if len(item) <= RECORD_FIELD_CHARS:
+            return repr(item)
+        size = human_size(len(item.encode("utf-8", "surrogatepass")))
+        return f"({len(item):,} characters, {size} as UTF-8)"
+    if isinstance(item, list) and item:
+        shown: list[str] = []
+        used = 0
+        for element in item:
+            text = compact_json(element)
+            if shown and used + len(text) > RECORD_FIELD_CHARS:
+                break
+            shown.append(text if len(text) <= RECORD_FIELD_CHARS else _cut(element, 40))
+            used += len(shown[-1]) + 1
+        if len(shown) == len(item):
+            return "[" + ",".join(shown) + "]"
+        return f"[{','.join(shown)}, …] ({len(shown):,} of {plural(len(item), 'item')})"
+    return _cut(item, RECORD_FIELD_CHARS)
+
+
+def _cut(value: object, most: int) -> str:
+    """`value` as compact JSON (a string as itself), cut at `most` characters with `…` and
+    what it came to in all."""
+    text = value if isinstance(value, str) else compact_json(value)
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}… ({human_size(len(text.encode('utf-8', 'surrogatepass')))} in all)"
 
 
 def _tool_use_result(b: RowBuilder, value: object) -> None:

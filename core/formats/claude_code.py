@@ -85,6 +85,7 @@ __all__ = [
     "session_dir",
     "session_files",
     "sidecar_dir",
+    "subagent_of",
 ]
 
 
@@ -116,6 +117,21 @@ def session_files(transcript: Path) -> list[Path]:
     if transcript not in out:
         out.append(transcript)
     return out
+
+
+def subagent_of(transcript: Path) -> str | None:
+    """The session a subagent's transcript belongs to, "" when its file does not say, or
+    None for a session's main transcript.
+
+    A subagent transcript is one Claude Code writes under `<session>/subagents/`
+    (2.1.x) or, in the old layout, as `agent-<id>.jsonl` beside the sessions:
+    every line of it is the subagent's (a sidechain), which the viewer says
+    once, in its header, rather than on every line.
+    """
+    directory = session_dir(transcript)
+    if directory.parent != transcript.parent:  # an ancestor: <session>/subagents/…
+        return directory.name
+    return "" if transcript.name.startswith("agent-") else None
 
 
 def is_hook_output(name: str) -> bool:

@@ -106,7 +106,6 @@ class Line(msgspec.Struct, gc=False):
     type: Any = None
     uuid: Any = None
     parentUuid: Any = None
-    isSidechain: Any = None
     requestId: Any = None
     subtype: Any = None
     isCompactSummary: Any = None
@@ -305,7 +304,6 @@ def compaction_words(trigger: object, before: int | None) -> str:
     return f"compaction ({trigger or 'trigger not recorded'}){where}"
 
 
-SIDECHAIN = "sidechain (a subagent's turn)"
 SUMMARY = "the compaction's summary: what the model continued from"
 
 #: Line types that make up the conversation's `uuid` chain.
@@ -390,8 +388,6 @@ def map_claude(
         uuid = obj.uuid
         notes: list[Note] | None = None
         if type(uuid) is str:
-            if obj.isSidechain is True:
-                notes = [SIDECHAIN]
             parent = obj.parentUuid
             if type(parent) is str and parent != previous:
                 if previous is LATER:

@@ -113,8 +113,6 @@ class PlainClaude:
         if not isinstance(uuid, str) or obj.get("type") not in _CONVERSATION:
             return
         parent = obj.get("parentUuid")
-        if obj.get("isSidechain") is True:
-            self.analysis.tag(line, "sidechain (a subagent's turn)")
         if (
             isinstance(parent, str)
             and self.previous_uuid is not None

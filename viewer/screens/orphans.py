@@ -152,6 +152,7 @@ class OrphansScreen(Screen[None]):
         orphans: list[OrphanFile],
         *,
         time_format: Callable[[float], str] | None = None,
+        empty: str = "No orphaned artifacts",
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -161,6 +162,8 @@ class OrphansScreen(Screen[None]):
         self.orphans = sorted(orphans, key=lambda o: o.name)
         self._time_format = time_format or iso_utc
         self._previews: dict[str, list[str]] = {}
+        self._empty = empty
+        """What the screen says when there is no orphan (the transcript's screen knows why)."""
 
     # -- layout --------------------------------------------------------------
 
@@ -176,7 +179,7 @@ class OrphansScreen(Screen[None]):
             )
         yield Static(title, id="orphans-title", markup=False)
         if not self.orphans:
-            yield Static(Text("No orphaned artifacts"), id="orphans-empty", markup=False)
+            yield Static(sanitize.text(self._empty), id="orphans-empty", markup=False)
             yield KeyFooter()
             return
         about = Text(

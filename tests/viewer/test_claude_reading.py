@@ -1,0 +1,133 @@
+"""Claude Code sessions read as the conversations they were: the smaller points of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _pilot import settle, sync
+from _screen import SIZE
+from _sessions import ClaudeSession
+from _support import CODEX_EXAMPLE
+from textual.widgets import Static
+
+from transcript_view.core.formats.claude_code import subagent_of
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.screens.orphans import OrphansScreen
+from transcript_view.viewer.session_blocks import api_error_words, tool_use_summary
+
+
+def _text(screen: TranscriptScreen) -> str:
+    source = screen.view.doc.source
+    return "\n".join(
+        r.text.plain for i in range(source.available()) for r in source.build(i).text_rows()
+    )
+
+
+def _session_with_subagent(root: Path) -> tuple[Path, Path]:
+    s = ClaudeSession(root)
+    s.user("Scan the tests.")
+    s.tool_use("toolu_T", "Task", {"description": "scan", "prompt": "List tests"})
+    s.tool_result("toolu_T", "Found 3 tests.", {"agentId": "a1", "status": "completed"})
+    sub = s.subagent("a1")
+    sub.user("List tests")
+    sub.assistant({"type": "text", "text": "test_a, test_b, test_c"})
+    return s.write(), sub.write()
+
+
+def test_a_subagent_file_is_known_by_where_claude_code_writes_it(tmp_path: Path) -> None:
+    main, sub = _session_with_subagent(tmp_path)
+    assert subagent_of(main) is None
+    assert subagent_of(sub) == main.stem
+    deep = main.with_suffix("") / "subagents" / "workflows" / "w1" / "agent-x.jsonl"
+    assert subagent_of(deep) == main.stem
+    assert subagent_of(tmp_path / "agent-old.jsonl") == ""  # the old layout: beside sessions
+
+
+@sync
+async def test_sidechain_is_said_once_in_a_subagent_files_header(tmp_path: Path) -> None:
+    _, sub = _session_with_subagent(tmp_path)
+    app = TranscriptApp(sub)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert "a subagent's transcript of session" in screen.header.name_shown
+        assert "sidechain" in screen.header.name_shown
+        text = _text(screen)
+        assert "test_a, test_b" in text and "sidechain" not in text
+
+
+def test_a_structured_record_is_cut_visibly_saying_how_much_was_left_out() -> None:
+    files = [f"src/utils/file_{i:02d}.ts" for i in range(30)]
+    said = tool_use_summary(
+        {"filenames": files, "numFiles": 30, "mode": "files_with_matches",
+         "patch": {"hunks": [{"lines": ["+x" * 50] * 40}]}, "stdout": "y" * 5000}
+    )
+    assert '"src/utils/file_00.ts","src/utils/file_01.ts"' in said
+    assert ", …] (3 of 30 items)" in said
+    assert "numFiles 30" in said and "mode 'files_with_matches'" in said
+    patch = said.split("patch ", 1)[1]
+    assert patch.startswith('{"hunks":[{"lines":') and "… (" in patch and " in all)" in patch
+    assert "stdout (5,000 characters, 4.9 KiB as UTF-8)" in said
+    # Short values are whole, with no mark.
+    assert tool_use_summary({"a": [1, 2], "b": {"c": 1}}) == 'a [1,2], b {"c":1}'
+
+
+def test_an_api_error_says_the_error_the_attempt_and_the_wait() -> None:
+    line = {
+        "type": "system", "subtype": "api_error", "level": "error",
+        "error": {"status": 529, "headers": {}, "requestID": None,
+                  "error": {"type": "error",
+                            "error": {"type": "overloaded_error", "message": "Overloaded"}}},
+        "retryInMs": 1150.5, "retryAttempt": 2, "maxRetries": 10,
+    }
+    assert api_error_words(line) == (
+        "API error HTTP 529 overloaded_error: Overloaded; retry 2 of 10 after 1.2 s"
+    )
+    socket = {"subtype": "api_error", "error": {"cause": {"code": "FailedToOpenSocket"}}}
+    assert api_error_words(socket) == "API error: FailedToOpenSocket"
+    assert api_error_words({"subtype": "api_error"}) == "API error"
+
+
+@sync
+async def test_an_api_error_row_is_not_empty(tmp_path: Path) -> None:
+    s = ClaudeSession(tmp_path)
+    s.user("Go.")
+    s.raw({**s._base("system"), "subtype": "api_error", "level": "error",
+           "error": {"status": 503, "error": {"type": "api_error", "message": "down"}},
+           "retryInMs": 558.94, "retryAttempt": 1, "maxRetries": 10})
+    app = TranscriptApp(s.write())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert "API error HTTP 503 api_error: down; retry 1 of 10 after 0.6 s" in _text(screen)
+
+
+async def _orphans_words(app: TranscriptApp, pilot: object) -> str:
+    await settle(pilot)
+    await pilot.press("o")  # type: ignore[attr-defined]
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, OrphansScreen)
+    return str(screen.query_one("#orphans-empty", Static).render())
+
+
+@sync
+async def test_an_empty_orphans_screen_says_why_it_is_empty(tmp_path: Path) -> None:
+    main, sub = _session_with_subagent(tmp_path)
+    (main.with_suffix("") / "tool-results").mkdir(parents=True)
+    (main.with_suffix("") / "tool-results" / "lost.txt").write_text("x")
+    app = TranscriptApp(sub)
+    async with app.run_test(size=SIZE) as pilot:
+        words = await _orphans_words(app, pilot)
+        assert "a subagent's transcript" in words and main.name in words
+    (main.with_suffix("") / "tool-results" / "lost.txt").unlink()
+    app = TranscriptApp(main)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "a line names every file in tool-results/" in await _orphans_words(app, pilot)
+    app = TranscriptApp(CODEX_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        words = await _orphans_words(app, pilot)
+        assert "keeps no files beside it" in words and "Codex rollout" in words
