@@ -129,6 +129,82 @@ def visible(text: str, *, tab_size: int = TAB_SIZE) -> str:
     return out
 
 
+def visible_parts(parts: list[str], *, tab_size: int = TAB_SIZE) -> list[str]:
+    """`visible` of the parts' concatenation, cut where the parts were cut.
+
+    Each part is made visible as `visible` makes the whole, a TAB included:
+    it is expanded to the tab stop of its column in the whole (counted in the
+    shown characters before it, as `visible` counts them). So
+    `"".join(visible_parts(parts)) == visible("".join(parts))`, and the parts'
+    own styles (a colour run) stay on the characters they cover.
+    """
+    out: list[str] = []
+    column = 0
+    for part in parts:
+        shown = part
+        if _NEEDS_WORK.search(part) is not None:
+            shown = part.translate(_TABLE)
+            if "\t" in shown:
+                lead = column % tab_size
+                shown = (" " * lead + shown).expandtabs(tab_size)[lead:]
+        out.append(shown)
+        column += len(shown)
+    return out
+
+
+# -- SGR: the colour and style sequences a program writes for a terminal ---------------------
+
+#: The longest parameter string read as SGR (`ESC [ params m`). The longest real
+#: one (`0;1;3;4;38;2;255;255;255;48;2;255;255;255`) is 42 characters; a longer
+#: one is no colour a program meant, so it is left as text: shown as glyphs
+#: ("␛[1;1;…m"), like every other escape sequence, never read.
+SGR_PARAMS_MAX = 128
+
+#: An SGR sequence as a terminal reads it from a program: ESC, `[`, only digits,
+#: `;` and `:` (ITU T.416 sub-parameters), then `m`. No private or intermediate
+#: bytes; the 8-bit CSI (U+009B) is not one (a UTF-8 terminal does not take it
+#: for CSI, and `visible` shows it as "⟨009B⟩").
+_SGR = re.compile(rf"\x1b\[([0-9;:]{{0,{SGR_PARAMS_MAX}}})m")
+
+
+def strip_sgr(text: str) -> str:
+    """`text` without its SGR sequences (see `split_sgr`): what is drawn of it, as text.
+
+    Every other character, every other escape sequence included, is kept, to
+    be made visible (`visible`). Text with no ESC is returned as it is, after
+    one scan for ESC (`"\\x1b" in text`, in C).
+    """
+    if "\x1b" not in text:
+        return text
+    return _SGR.sub("", text)
+
+
+def split_sgr(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """`text` split into its plain text and its SGR sequences, for drawing program output.
+
+    Returns `(plain, switches)`: `plain` is `strip_sgr(text)`, and `switches`
+    is each SGR sequence in order as (offset in `plain` where it takes effect,
+    its parameter string: `"1;46"`, `""` for a bare reset). What the
+    parameters mean (colours, bold...) is the viewer's to decide
+    (`viewer.sanitize.SgrState`); nothing else is read: any other CSI (`ESC [ 2 J`),
+    OSC (a title, a hyperlink, a clipboard write), DCS, a lone ESC, a C1
+    control or an SGR longer than `SGR_PARAMS_MAX` stays in `plain`, where
+    `visible` shows it as glyphs.
+    """
+    if "\x1b" not in text:
+        return text, []
+    parts = _SGR.split(text)  # text, params, text, params, ..., text
+    if len(parts) == 1:
+        return text, []
+    pieces = parts[::2]
+    switches: list[tuple[int, str]] = []
+    length = 0
+    for i, params in enumerate(parts[1::2]):
+        length += len(pieces[i])
+        switches.append((length, params))
+    return "".join(pieces), switches
+
+
 #: The longest run of digits `int()` reads (Python's guard against quadratic parsing).
 MAX_COUNT_DIGITS = 4300
 

@@ -193,6 +193,40 @@ def _ansi_everywhere(d: Path) -> Path:
     return path
 
 
+#: A tool's coloured output with everything else a program can write into it (issue 26):
+#: the colours are drawn, the rest stays glyphs. Each line is one hostile form.
+SGR_OUTPUT = (
+    "\x1b[1m\x1b[46m RUN \x1b[49m\x1b[22m \x1b[36mv4.0.18\x1b[39m\n"
+    # OSC 52 (a clipboard write) inside a colour run
+    "\x1b[31mred \x1b]52;c;ZXZpbA==\x07 still red\x1b[0m\n"
+    # an erase of the screen, a true colour, conceal, blink, black on black
+    "\x1b[2Jcleared\n"
+    "\x1b[38;2;255;0;0mtrue colour\x1b[0m\n"
+    "\x1b[8mconcealed\x1b[28m \x1b[5mblinking\x1b[25m \x1b[30;40mblack on black\x1b[0m\n"
+    # an OSC 8 hyperlink in colour
+    "\x1b[34m\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\\x1b[39m\n"
+)
+#: A CSI of 10,000 parameters ending in `m`: no colour, one run of glyphs (its own result,
+#: whose 180 rows collapse: `SGR_OUTPUT` stays whole on screen).
+HUGE_CSI = "\x1b[" + ";".join(["1"] * 10_000) + "mafter ten thousand params"
+
+
+def _sgr_reference(d: Path) -> Path:
+    """The outputs whole; then a green run across the elision marker of a stored result."""
+    path = d / "sgr.jsonl"
+    outputs = [SGR_OUTPUT, HUGE_CSI, "\x1b[32m" + CONTENT * 4 + "\x1b[0m tail"]
+    with Session.create(path, {"app": "hostile"}, limit=len(HUGE_CSI) + 100) as s:
+        for i, output in enumerate(outputs):
+            call = f"c{i}"
+            calls = [
+                {"id": call, "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+            ]
+            s.append_message("assistant", "running", tool_calls=calls)
+            op = s.append_tool_dispatched(call, "sh", "{}")
+            s.settle(op, call, output)
+    return path
+
+
 def _huge_line(d: Path) -> Path:
     body = "0123456789abcdef" * (50 * 1024 * 1024 // 16)
     return _write(d, lines(META, env("message", {"role": "tool", "content": body}, "big"), USER))
@@ -418,6 +452,13 @@ CASES: list[Case] = [
         _ansi_everywhere,
         0,
     ),
+    Case(
+        "sgr",
+        "a tool's colours (SGR) with OSC 52 inside a run, a screen erase, a true colour, "
+        "conceal, black on black, a 10,000-parameter CSI, a run across a marker",
+        _sgr_reference,
+        0,
+    ),
 ]
 
 
@@ -494,6 +535,23 @@ def _claude_ansi(d: Path) -> Path:
     return s.write()
 
 
+def _claude_sgr(d: Path) -> Path:
+    """Coloured output, whole and spilled: the 2 KB preview ends inside an SGR sequence."""
+    s = _claude(d)
+    for tid, output in (("toolu_00", SGR_OUTPUT), ("toolu_02", HUGE_CSI)):
+        s.tool_use(tid, "Bash", {"command": "npx vitest"})
+        s.tool_result(tid, output)
+    # 13 characters a unit, no LF: the preview's 2,000 end 11 into one, at "␛[0".
+    s.spill("toolu_01", "\x1b[31mred\x1b[0m " * 500, name="Bash")
+    return s.write()
+
+
+def _codex_sgr(d: Path) -> Path:
+    """Codex cuts by characters: here its notice splits an SGR sequence in two."""
+    cut = "Total output lines: 900\n\n\x1b[31mhead part\x1b[3\u20269 chars truncated\u20261mtail"
+    return write_codex_rollout(d / "rollout.jsonl", [SGR_OUTPUT, HUGE_CSI, cut + " part\x1b[0m"])
+
+
 def _codex_ansi(d: Path) -> Path:
     nasty = "\x1b[31mred\x1b[0m \u202e\u2066 \x07"
     return write_codex_rollout(d / "rollout.jsonl", [nasty + codex_lines_omitted(300)])
@@ -544,6 +602,18 @@ CASES += [
         0,
     ),
     Case("codex-ansi", "control sequences in a Codex rollout's cut output", _codex_ansi, 0),
+    Case(
+        "claude-sgr",
+        "a Claude Code tool's colours (SGR) among other escapes; a preview cut inside one",
+        _claude_sgr,
+        0,
+    ),
+    Case(
+        "codex-sgr",
+        "a Codex output's colours (SGR) among other escapes; a cut notice splitting one",
+        _codex_sgr,
+        0,
+    ),
 ]
 
 

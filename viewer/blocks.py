@@ -38,7 +38,14 @@ from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.markers import Marker
 from transcript_view.core.records import ReplayEntry, SiteKey, ToolOperation
 from transcript_view.core.tables import Replay
-from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
+from transcript_view.core.text import (
+    compact_json,
+    human_size,
+    plural,
+    short_id,
+    strip_sgr,
+    visible,
+)
 from transcript_view.core.transcript import (
     LineProblem,
     Transcript,
@@ -60,6 +67,7 @@ from transcript_view.viewer.rows import (
     shown_rows,
     wrap,
     wrap_count,
+    wrap_sgr,
     wrap_words,
 )
 from transcript_view.viewer.session_blocks import build_foreign, spill_rows, spill_words
@@ -154,24 +162,44 @@ class RowBuilder:
         self.rows.append(Row(row, kind, self.line))
 
     def text(
-        self, body: str, style: Style | None = None, indent: int = 2, limit: int = COLLAPSE_ROWS
+        self,
+        body: str,
+        style: Style | None = None,
+        indent: int = 2,
+        limit: int = COLLAPSE_ROWS,
+        *,
+        sgr: bool = False,
     ) -> None:
         """A text piece wrapped to the width, collapsed to a few rows unless expanded.
 
-        `style` is a palette entry (None: the view's own text colour).
+        `style` is a palette entry (None: the view's own text colour). With
+        `sgr` the text is a program's output: its SGR sequences are drawn as
+        the colours and styles they set, over `style` (`viewer.rows.wrap_sgr`),
+        and it is wrapped and counted without them (`core.text.strip_sgr`).
+
+        Only tool output is drawn so (a tool result's text, a spill's preview,
+        a Codex output, a reference `tool` message). There, colour codes are a
+        program formatting its output for a terminal, and glyphs of them are
+        noise. A message's text is what a person or the model wrote: an escape
+        there is no terminal's formatting but a thing said (pasted, echoed,
+        injected), and seeing it as written is the point of the view, so it
+        stays glyphs, as do tool calls' arguments and the agent's own records.
         """
         width = self.ctx.width - GUTTER - indent
         if self.count_only:
-            count = wrap_count(body, width, None if self.expanded else limit + 1)
+            plain = strip_sgr(body) if sgr else body
+            count = wrap_count(plain, width, None if self.expanded else limit + 1)
             self.collapsed_any = self.collapsed_any or (not self.expanded and count > limit)
             self.rows.extend([_COUNTED] * shown_rows(count, limit, self.expanded))
             return
-        pieces = wrap(body, width)
+        pieces: Sequence[str] | Sequence[Text] = (
+            wrap_sgr(body, width) if sgr and "\x1b" in body else wrap(body, width)
+        )
         pad = " " * indent
         if not self.expanded and len(pieces) > limit:
             keep_head, keep_tail = collapse_split(limit)
             hidden = len(pieces) - keep_head - keep_tail
-            shown: list[str | int] = [*pieces[:keep_head], hidden]
+            shown: list[str | Text | int] = [*pieces[:keep_head], hidden]
             if keep_tail:
                 shown.extend(pieces[-keep_tail:])
             self.collapsed_any = True
@@ -185,6 +213,13 @@ class RowBuilder:
                     style=self.palette.dim,
                 )
                 self.rows.append(Row(row, "more", self.line))
+            elif isinstance(piece, Text):
+                row.append(pad)
+                at = len(row)
+                row.append_text(piece)
+                if style is not None:
+                    row.stylize_before(style, at)  # under the program's own styles
+                self.rows.append(Row(row, "body", self.line))
             else:
                 row.append(pad)
                 row.append(piece, style=style)
@@ -247,7 +282,14 @@ class RowBuilder:
             self.rows.append(Row(row, "marker", self.line, key, cont=i > 0))
 
     def content(self, line: int, role: str, content: str) -> None:
-        """Message content, split around markers that stand on their own line."""
+        """Message content, split around markers that stand on their own line.
+
+        A tool message's content is a tool's output: its colours are drawn
+        (`text`'s `sgr`). Markers are found in the content as written; each
+        piece between them is drawn on its own, so a colour never runs
+        across a marker row.
+        """
+        sgr = role == "tool"
         markers = [
             (m, q) for m, q in self.ctx.markers_of(line, role, content) if m.on_own_line(content)
         ]
@@ -259,14 +301,14 @@ class RowBuilder:
             if pos > 0 and before.startswith("\n"):
                 before = before[1:]
             if before or (pos == 0 and m.start > 0):
-                self.text(before)
+                self.text(before, sgr=sgr)
             self.marker(SiteKey(line, m.start), m, quoted)
             pos = m.end
         rest = content[pos:]
         if pos > 0 and rest.startswith("\n"):
             rest = rest[1:]
         if rest or pos == 0:
-            self.text(rest)
+            self.text(rest, sgr=sgr)
 
     def findings(self) -> None:
         """Errors and warnings on this line (the ledger's), one row each."""

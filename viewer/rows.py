@@ -7,28 +7,33 @@ rows on demand, styling the bytes the model never saw apart from the head and
 tail it did. Text from files always goes through `core.text.visible` and
 into `rich.text.Text` directly, never through markup. Styles come from a
 `viewer.palette.Palette` passed in (rows are built in worker threads, which
-cannot ask a widget for its theme), never from style strings written here.
+cannot ask a widget for its theme), never from style strings written here;
+the only others are a program's own colours in its output (SGR sequences,
+read by `viewer.sanitize.SgrState`; `wrap_sgr`).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from rich.cells import cell_len, chop_cells
+from rich.style import Style
 from rich.text import Text
 
 from transcript_view.core.filelines import FileLines
 from transcript_view.core.records import SiteKey, ToolOperation
-from transcript_view.core.text import plural, visible
+from transcript_view.core.text import plural, split_sgr, visible, visible_parts
 from transcript_view.core.verification import BAD_STATES, FileCheck, MarkerState
 from transcript_view.viewer.palette import (
     DEFAULT_PALETTE,
     Palette,
     exposure_glyph,
 )
+from transcript_view.viewer.sanitize import SgrState
 
 #: Columns taken by the line-number gutter on the left of every row.
 GUTTER = 7
@@ -61,14 +66,144 @@ def wrap(text: str, width: int) -> list[str]:
     width = max(width, 1)
     rows: list[str] = []
     for logical in text.split("\n"):
-        shown = visible(logical)
-        if len(shown) <= width and (shown.isascii() or cell_len(shown) <= width):
-            rows.append(shown)
-        elif shown.isascii():
-            rows.extend(shown[i : i + width] for i in range(0, len(shown), width))
-        else:
-            rows.extend(chop_cells(shown, width))
+        rows.extend(_cut(visible(logical), width))
     return rows
+
+
+def _cut(shown: str, width: int) -> list[str]:
+    """One visible logical line cut into rows of at most `width` cells: the wrapping rule.
+
+    The rows joined are `shown` (nothing is dropped at a cut), which is what
+    lets `wrap_sgr` carry each character's style onto the row it lands on.
+    """
+    if len(shown) <= width and (shown.isascii() or cell_len(shown) <= width):
+        return [shown]
+    if shown.isascii():
+        return [shown[i : i + width] for i in range(0, len(shown), width)]
+    return chop_cells(shown, width)
+
+
+def wrap_sgr(text: str, width: int) -> SgrRows:
+    """The rows `wrap(strip_sgr(text), width)` makes, each drawn in the styles its SGR set.
+
+    For a program's output (`RowBuilder.text` with `sgr`): the SGR sequences
+    (`core.text.split_sgr`) leave the text and become styles
+    (`viewer.sanitize.SgrState`), every other escape stays visible glyphs, and
+    the rows are cut from exactly the string `wrap` cuts, so a counting
+    builder counts them with `wrap_count(strip_sgr(text), ...)`. A style
+    carries over LF and over a row's cut, as on a terminal; each text starts
+    with none.
+    """
+    return SgrRows(text, width)
+
+
+class SgrRows(Sequence[Text]):
+    """The rows of `wrap_sgr`: cut at once, each styled when it is asked for.
+
+    How many rows there are is the layout's, so every row is cut; styling is
+    what costs (a `Text` a row, a span a colour run), so only the rows drawn
+    pay for it: a collapsed output of 100,000 coloured lines styles the seven
+    it shows.
+    """
+
+    __slots__ = ("_line", "_offsets", "_plain", "_rows", "_styles")
+
+    def __init__(self, text: str, width: int) -> None:
+        """Cut `text` without its SGR into rows of `width` cells; note where each style starts."""
+        width = max(width, 1)
+        plain, switches = split_sgr(text)
+        self._plain = plain
+        # Where the style changes, in `plain`: one entry an offset (the last sequence there
+        # wins), none where it stays the same.
+        offsets: list[int] = []
+        styles: list[Style | None] = []
+        # An output repeats a few sequences: each (state, sequence) is read once, here by
+        # the state's number in `states`.
+        states = [SgrState()]
+        known: dict[SgrState, int] = {states[0]: 0}
+        step: dict[tuple[int, str], tuple[int, Style | None]] = {}
+        now = 0
+        for offset, params in switches:
+            went = step.get((now, params))
+            if went is None:
+                state = states[now].apply(params)
+                if state not in known:
+                    known[state] = len(states)
+                    states.append(state)
+                went = step[now, params] = (known[state], state.style())
+            now, style = went
+            if offsets and offsets[-1] == offset:
+                offsets.pop()
+                styles.pop()
+            if style != (styles[-1] if styles else None):
+                offsets.append(offset)
+                styles.append(style)
+        self._offsets, self._styles = offsets, styles
+        # Each row: (where its logical line starts in `plain`, its start and end in that
+        # line made visible).
+        rows: list[tuple[int, int, int]] = []
+        start = 0
+        for logical in plain.split("\n"):
+            at = 0
+            for piece in _cut(visible(logical), width):
+                rows.append((start, at, at + len(piece)))
+                at += len(piece)
+            start += len(logical) + 1
+        self._rows = rows
+        self._line: tuple[int, list[tuple[str, Style | None]]] = (-1, [])
+
+    def __len__(self) -> int:
+        """The rows `wrap` makes of the text without its SGR."""
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Text: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Text]: ...
+
+    def __getitem__(self, index: int | slice) -> Text | list[Text]:
+        """Row `index`: its visible text, each character in the style the SGR before it set."""
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._rows)))]
+        start, lo, hi = self._rows[index]
+        row = Text()
+        pos = 0
+        for run, style in self._runs(start):
+            end = pos + len(run)
+            if end > lo and pos < hi:
+                row.append(run[max(lo - pos, 0) : hi - pos], style)
+            if end >= hi:
+                break
+            pos = end
+        return row
+
+    def _runs(self, start: int) -> list[tuple[str, Style | None]]:
+        """The logical line at `start` of the plain text, made visible, in runs of one style.
+
+        Made visible as a whole (`visible_parts`: a TAB's stop counts the runs
+        before it), and kept for the line's next row.
+        """
+        if self._line[0] == start:
+            return self._line[1]
+        plain, offsets, styles = self._plain, self._offsets, self._styles
+        end = plain.find("\n", start)
+        end = len(plain) if end == -1 else end
+        k = bisect_right(offsets, start)
+        current = styles[k - 1] if k else None
+        parts: list[str] = []
+        shown_in: list[Style | None] = []
+        pos = start
+        while k < len(offsets) and offsets[k] < end:
+            parts.append(plain[pos : offsets[k]])
+            shown_in.append(current)
+            current, pos = styles[k], offsets[k]
+            k += 1
+        parts.append(plain[pos:end])
+        shown_in.append(current)
+        runs = list(zip(visible_parts(parts), shown_in, strict=True))
+        self._line = (start, runs)
+        return runs
 
 
 def wrap_count(text: str, width: int, cap: int | None = None) -> int:

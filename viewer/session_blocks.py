@@ -127,12 +127,15 @@ class _Mark(NamedTuple):
 
 
 def _text_around(b: RowBuilder, base: int, text: str, marks: Sequence[_Mark]) -> None:
-    """A text the model saw, split around its markers, each a marker row with its badge.
+    """A tool's output the model saw, split around its markers, each a marker row with its badge.
 
     `base` is where the text starts in its line's seen text (`result_texts`,
     `output_parts`), so a marker's key is the offset the analysis gave it.
     Once a session analysis has landed, a marker it does not know is left as
-    text (no badge that would say "checking" for ever).
+    text (no badge that would say "checking" for ever). Markers are found in
+    the text as written; the pieces between them, and a marker's preview, are
+    the tool's output, drawn in its colours (`RowBuilder.text`'s `sgr`), each
+    piece on its own.
     """
     landed = isinstance(b.ctx.analysis, SessionAnalysis)
     pos = 0
@@ -145,14 +148,14 @@ def _text_around(b: RowBuilder, base: int, text: str, marks: Sequence[_Mark]) ->
             continue
         before = text[pos : mark.start].strip("\n")
         if before:
-            b.text(before)
+            b.text(before, sgr=True)
         spill_rows(b, key, mark.words if site is None else spill_words(site.form, site, None), site)
         if mark.preview is not None:
-            b.text(mark.preview, indent=4, limit=6)
+            b.text(mark.preview, indent=4, limit=6, sgr=True)
         pos = mark.end
     rest = text[pos:].strip("\n") if pos else text
     if rest or not pos:
-        b.text(rest)
+        b.text(rest, sgr=True)
 
 
 def _text_with_spills(b: RowBuilder, base: int, text: str) -> None:
@@ -453,7 +456,8 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
                 if text is None:
                     continue
                 if gone or (i, j) not in bases:
-                    b.text(text)  # not what the model saw, or not where markers are looked for
+                    # Not what the model saw, or not where markers are looked for.
+                    b.text(text, sgr=True)
                 else:
                     _text_with_spills(b, bases[(i, j)], text)
         elif btype == "image":

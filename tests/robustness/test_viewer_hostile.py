@@ -25,6 +25,7 @@ import pytest
 from _hostile import CASES, Case
 from _pilot import settle, sync
 from _support import EXAMPLES
+from rich.style import Style
 from textual.strip import Strip
 
 from transcript_view.cli import main
@@ -124,6 +125,12 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
         texts = [strip_text(s) for s in strips]
         for text in texts:
             assert not FORBIDDEN & set(text), repr(text)
+        for strip in strips:  # a style from a file never links, hides or flashes
+            for seg in strip:
+                style = seg.style
+                assert style is None or not (
+                    style.link or style.conceal or style.blink or style.blink2
+                ), seg
         assert screen.header.phase == "" or case.exit != 0
         # What the layout counts is what a build shows, for every block of every case.
         for doc in (screen.view.file_doc, screen.view.model_doc):
@@ -133,6 +140,8 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
                     assert doc.source.build(i, count_only=True).count == built, (case.name, i)
         if case.name == "ansi":
             check_ansi_rendering(strips, texts)
+        if case.name in ("sgr", "claude-sgr", "codex-sgr"):
+            check_sgr_rendering(case.name, strips, texts)
         # The model view builds and renders too.
         await pilot.press("m")
         await settle(pilot)
@@ -154,6 +163,51 @@ def check_ansi_rendering(strips: list[Strip], texts: list[str]) -> None:
         for seg in strip:
             style = seg.style
             assert style is None or not style.link, seg
+
+
+def check_sgr_rendering(name: str, strips: list[Strip], texts: list[str]) -> None:
+    """A tool's colours are drawn and their sequences gone; every other escape is glyphs.
+
+    Around a marker each piece is drawn on its own: a sequence the marker cuts in two
+    is text on both sides, and a colour ends at the marker row.
+    """
+    joined = "\n".join(texts)
+    for sgr in ("1m", "46m", "49m", "36m", "31m", "0m", "38;2;255;0;0m", "8m", "30;40m", "34m"):
+        assert "␛[" + sgr not in joined, sgr
+    for shown in (
+        " RUN  v4.0.18",
+        "red ␛]52;c;ZXZpbA==␇ still red",
+        "␛[2Jcleared",
+        "true colour",
+        "concealed blinking black on black",
+        "␛]8;;http://evil.example␛\\link␛]8;;␛\\",
+        "␛[1;1;1;1;",
+        ";1;1mafter ten thousand params",
+    ):
+        assert shown in joined, shown
+
+
+    def style_of(words: str) -> Style:
+        """The style of the first segment drawing `words`."""
+        return next(
+            seg.style for strip in strips for seg in strip if words in seg.text and seg.style
+        )
+
+    assert style_of("RUN").bold and style_of("RUN").bgcolor is not None
+    assert style_of("v4.0.18").color not in (None, style_of("RUN").color)
+    true = style_of("true colour").color
+    assert true is not None and true.get_truecolor() == (255, 0, 0)
+    black = style_of("black on black")
+    assert black.color != black.bgcolor
+    if name == "codex-sgr":  # the notice cuts `ESC [ 3 1 m` after `ESC [ 3`
+        assert "head part␛[3" in joined and "\n         1mtail part" in joined
+        assert style_of("head part").color != style_of("1mtail part").color  # red, then not
+    elif name == "claude-sgr":  # the preview, in red: each "red" its own run
+        red = next(seg.style for strip in strips for seg in strip if seg.text == "red")
+        assert red is not None and red.color not in (None, style_of("RUN").color)
+    else:  # a green run up to the elision marker; the tail after it is plain
+        assert style_of("00000 the quick").color not in (None, style_of("RUN").color)
+        assert style_of("00299 the quick").color == style_of("RUN").color
 
 
 # -- file names are never markup -------------------------------------------------------------

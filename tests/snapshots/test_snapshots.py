@@ -18,6 +18,7 @@ import pytest
 from _pilot import settle
 from _runs import BADGE_CASES, line
 from _screen_apps import SCREEN_SIZE, T0, ScreenApp, orphans_app
+from _sessions import ClaudeSession
 from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE
 from textual.pilot import Pilot
 
@@ -367,3 +368,78 @@ class TestAgentFormats:
     def test_claude_sessions_folder(self, snap_compare: Any) -> None:
         app = TranscriptApp(EXAMPLES / "claude")
         assert snap_compare(app, terminal_size=SIZE, run_before=settled)
+
+
+def _sgr(on: str, text: str, off: str) -> str:
+    """`text` between the SGR that sets a style and the one that ends it, as colour libraries
+    write them (`picocolors`: bold is `1`...`22`, cyan `36`...`39`)."""
+    return f"\x1b[{on}m{text}\x1b[{off}m"
+
+
+def _dim(text: str) -> str:
+    return _sgr("2", text, "22")
+
+
+def _bold(text: str) -> str:
+    return _sgr("1", text, "22")
+
+
+def _fg(colour: int, text: str) -> str:
+    return _sgr(str(colour), text, "39")
+
+
+def _timing(ms: int, colour: int = 32) -> str:
+    return _fg(colour, f" {ms}{_dim('ms')}")
+
+
+#: What vitest prints for a run with one failure, colours and all (issue 26, item 7): made up
+#: in its shape, not copied from anyone's session.
+VITEST_OUTPUT = "\n".join(
+    [
+        f"{_bold(_sgr('46', ' RUN ', '49'))} {_fg(36, 'v4.0.18 ')}{_fg(90, '/Users/someone/proj')}",
+        "",
+        f" {_fg(32, '✓')} src/utils/paths.test.ts {_dim('(12 tests)')}{_timing(8)}",
+        f" {_fg(32, '✓')} src/utils/config.test.ts {_dim('(7 tests)')}{_timing(5)}",
+        f" {_fg(31, '❯')} src/parser.test.ts {_dim('(9 tests | ')}{_fg(31, '1 failed')}"
+        f"{_dim(')')}{_timing(312, 33)}",
+        f"   {_fg(31, '×')} parses a quoted key{_timing(301, 33)}",
+        "",
+        _fg(31, f"⎯⎯⎯⎯⎯⎯⎯ {_bold(_sgr('7', ' Failed Tests 1 ', '27'))} ⎯⎯⎯⎯⎯⎯⎯"),
+        "",
+        f"{_bold(_sgr('7', _fg(31, ' FAIL '), '27'))} src/parser.test.ts{_dim(' > ')}"
+        "parses a quoted key",
+        _fg(31, f"{_bold('AssertionError')}: expected \x1b[32m'b'\x1b[31m to be \x1b[32m'a'"),
+        "",
+        f"{_dim(' Test Files ')} {_bold(_fg(31, '1 failed'))}{_dim(' | ')}"
+        f"{_bold(_fg(32, '2 passed'))}{_fg(90, ' (3)')}",
+        f"{_dim('      Tests ')} {_bold(_fg(31, '1 failed'))}{_dim(' | ')}"
+        f"{_bold(_fg(32, '27 passed'))}{_fg(90, ' (28)')}",
+        # A program's other sequences stay visible: a title change, then a true colour.
+        "\x1b]0;vitest\x07" + _sgr("38;2;255;135;0", "watching for file changes…", "0"),
+    ]
+)
+
+
+class TestToolOutputColours:
+    """Issue 26: a tool's colours (SGR) are drawn as colours, every other escape as glyphs."""
+
+    def test_a_colour_run(self, snap_compare: Any, tmp_path: Path) -> None:
+        """A test runner's coloured output in a Claude Code result, expanded: its colours,
+        bold, dim and reverse drawn; the OSC title change shown as glyphs."""
+        s = ClaudeSession(tmp_path / "projects" / "-Users-someone-proj")
+        s.user("Run the tests.")
+        s.tool_use("toolu_01VITEST", "Bash", {"command": "npx vitest run"})
+        s.tool_result("toolu_01VITEST", VITEST_OUTPUT)
+        s.assistant({"type": "text", "text": "One test fails: parses a quoted key."})
+        path = s.write()
+
+        async def expanded(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            view = screen_of(pilot).view
+            doc = view.doc
+            more = next(i for i in range(doc.total_rows) if (r := doc.row(i)) and r.kind == "more")
+            view.set_cursor(more)
+            await pilot.press("enter")
+            await settle(pilot)
+
+        assert snap_compare(TranscriptApp(path), terminal_size=SIZE, run_before=expanded)
