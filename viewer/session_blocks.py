@@ -49,6 +49,8 @@ DIM_ROWS = 1
 #: A Claude thinking block, after its words.
 THINKING_ROWS = 3
 THINKING_WORDS = "thinking: "
+#: A thinking block that holds only its signature (Claude Code 2026 writes no text).
+THINKING_NOT_KEPT = "thinking (its text is not in the file: only its signature is kept)"
 #: What an image part is shown as.
 IMAGE_WORDS = "[image]"
 #: A Claude tool call's input.
@@ -62,6 +64,13 @@ RECORD_FIELD_CHARS, RECORD_TEXT_CHARS = 80, 400
 UI_ROWS = 2
 #: A Codex reasoning summary's text.
 REASONING_ROWS = 3
+#: A Codex reasoning item with no summary, only the provider's encrypted content.
+REASONING_ENCRYPTED = "(no summary: the reasoning is encrypted by the provider)"
+#: A Codex remote compaction (`compaction` {encrypted_content}): never guessed at.
+COMPACTION_ENCRYPTED = (
+    "summary not readable: encrypted by the provider (the model continued from it; "
+    "the file cannot say what it holds)"
+)
 #: A Codex call's arguments.
 ARGUMENTS_INDENT, ARGUMENTS_ROWS = 4, 3
 
@@ -415,9 +424,11 @@ def _claude_content(b: RowBuilder, content: object, role: str) -> None:
         if btype == "text":
             b.text(str(block.get("text", "")))
         elif btype == "thinking":
-            b.text(
-                THINKING_WORDS + str(block.get("thinking", "")), style=p.dim, limit=THINKING_ROWS
-            )
+            thought = block.get("thinking")
+            if isinstance(thought, str) and thought.strip():
+                b.text(THINKING_WORDS + thought, style=p.dim, limit=THINKING_ROWS)
+            else:  # newer versions keep only the signature
+                b.text(THINKING_NOT_KEPT, style=p.dim, limit=DIM_ROWS)
         elif btype == "redacted_thinking":
             b.text("thinking (redacted)", style=p.dim, limit=DIM_ROWS)
         elif btype == "tool_use":
@@ -594,12 +605,33 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         head.append("  a summary replaced the history before this line", style=p.dim)
         b.head(head)
         b.text(str(pl.get("message", "")), limit=3)
+        history = pl.get("replacement_history")
+        if isinstance(history, list):
+            b.text(
+                f"the model continued from {plural(len(history), 'item')} of replacement "
+                "history (replacement_history), not from the lines above",
+                style=p.dim,
+                limit=DIM_ROWS,
+            )
+    elif kind in _CODEX_LINE_NOTES:
+        head = Text(visible(str(kind)), style=p.heading)
+        head.append("  " + _CODEX_LINE_NOTES[str(kind)], style=p.dim)
+        b.head(head)
+        b.text(clip(dict(pl)), style=p.dim, limit=DIM_ROWS)
     else:
         head = Text(visible(str(kind)), style=p.heading)
         head.append("  kept as written", style=p.dim)
         b.head(head)
         b.text(clip(dict(pl)), style=p.dim, limit=DIM_ROWS)
     b.findings()
+
+
+#: What Codex's newer line types are (CODEX.md, 2026 additions), as far as is known.
+_CODEX_LINE_NOTES: dict[str, str] = {
+    "world_state": "the environment's state Codex recorded for the turn",
+    "inter_agent_communication": "a message between Codex agents",
+    "inter_agent_communication_metadata": "about a message between Codex agents",
+}
 
 
 def texts_of(items: object) -> list[str]:
@@ -644,8 +676,16 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
             b.text(text)
     elif itype == "reasoning":
         b.head(Text("reasoning", style=p.dim))
-        for text in texts_of(item.get("summary")):
+        summary = texts_of(item.get("summary"))
+        for text in summary:
             b.text(text, style=p.dim, limit=REASONING_ROWS)
+        if not summary and item.get("encrypted_content"):
+            b.text(REASONING_ENCRYPTED, style=p.dim, limit=DIM_ROWS)
+    elif itype in ("compaction", "compaction_summary"):
+        head = Text("compaction", style=p.heading)
+        head.append("  a remote compaction replaced the history before this line", style=p.dim)
+        b.head(head)
+        b.text(COMPACTION_ENCRYPTED, style=p.warning, limit=2)
     elif itype in ("function_call", "custom_tool_call", "local_shell_call"):
         if b.count_only:
             b.counted_head()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from _pilot import settle, sync
@@ -11,10 +12,19 @@ from _support import CODEX_EXAMPLE
 from textual.widgets import Static
 
 from transcript_view.core.formats.claude_code import subagent_of
+from transcript_view.core.formats.detect import Format
 from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.blocks import RowBuilder, build_line
+from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
 from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.measure import BlockRows
 from transcript_view.viewer.screens.orphans import OrphansScreen
-from transcript_view.viewer.session_blocks import api_error_words, tool_use_summary
+from transcript_view.viewer.session_blocks import (
+    REASONING_ENCRYPTED,
+    THINKING_NOT_KEPT,
+    api_error_words,
+    tool_use_summary,
+)
 
 
 def _text(screen: TranscriptScreen) -> str:
@@ -131,3 +141,33 @@ async def test_an_empty_orphans_screen_says_why_it_is_empty(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         words = await _orphans_words(app, pilot)
         assert "keeps no files beside it" in words and "Codex rollout" in words
+
+
+def _build(fmt: Format, obj: dict[str, object], width: int = 100) -> list[str]:
+    """The rows one line draws (and the count its measure gives, held equal)."""
+    raw = json.dumps(obj).encode()
+    ctx = BlockContext(AnalysisState(), {}, Expansion(), width=width, format=fmt)
+    b = RowBuilder("file", 0, 1, ctx)
+    build_line(b, fmt, raw, 0)
+    rows = [r.text.plain for r in b.rows]
+    assert BlockRows(width, fmt)(raw) == len(rows)
+    return rows
+
+
+def test_newer_record_shapes_say_what_they_are() -> None:
+    signed = {"type": "assistant", "uuid": "u", "message": {"id": "m", "content": [
+        {"type": "thinking", "thinking": "", "signature": "EqQBCkYIBxgCKkB..."}]}}
+    assert any(THINKING_NOT_KEPT in r for r in _build(Format.CLAUDE_CODE, signed))
+    compaction = {"type": "response_item",
+                  "payload": {"type": "compaction", "encrypted_content": "gAAAAB..."}}
+    text = "\n".join(_build(Format.CODEX, compaction))
+    assert "compaction" in text and "summary not readable: encrypted by the provider" in text
+    reasoning = {"type": "response_item",
+                 "payload": {"type": "reasoning", "summary": [], "encrypted_content": "gAAA"}}
+    assert any(REASONING_ENCRYPTED in r for r in _build(Format.CODEX, reasoning))
+    compacted = {"type": "compacted", "payload": {
+        "message": "", "replacement_history": [{"type": "message"}] * 3}}
+    assert any("continued from 3 items of replacement history" in r
+               for r in _build(Format.CODEX, compacted))
+    world = {"type": "world_state", "payload": {"cwd": "/x"}}
+    assert "world_state  the environment's state" in _build(Format.CODEX, world)[0]
