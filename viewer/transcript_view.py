@@ -584,6 +584,22 @@ class TranscriptView(ScrollView, can_focus=True):
         if self.doc is doc and at_end:
             self.stick_to_end = True
         self.kick_layout(doc)
+        source = doc.source
+        if isinstance(source, FileSource) and keep:
+            first = self._fold_start(source, keep + 1)
+            if first is not None:  # new records may join its run: its words count them
+                self._restyle_lines(doc, [first])
+
+    @staticmethod
+    def _fold_start(source: FileSource, line: int) -> int | None:
+        """The first line of the folded run `line` would join (None: the line before it is
+        no folded record)."""
+        if line < 2 or not source.folded(line - 1):
+            return None
+        first = line - 1
+        while first > 1 and source.folded(first - 1):
+            first -= 1
+        return first
 
     def analysis_changed(self, lines: set[int]) -> None:
         """A new analysis was swapped in: a new model view, and the blocks it may resize.
@@ -1032,11 +1048,10 @@ class TranscriptView(ScrollView, can_focus=True):
                 last += 1
             lines = range(first, last + 1)
             self.expansion.refold(lines)
-        first = lines.start
-        while first > 1 and source.folded(first - 1):
-            first -= 1  # the run's fold row above reads other words
-        changed = [*range(first, lines.start), *lines, lines.stop]
-        self._recount_lines(self.file_doc, changed)
+        self._recount_lines(self.file_doc, [*lines, lines.stop])
+        above = self._fold_start(source, lines.start)
+        if above is not None:  # the run's fold row above counts fewer records now
+            self._restyle_lines(self.file_doc, [above])
         self._strips.clear()
         self._update_size()
         if self.doc is self.file_doc and not only:

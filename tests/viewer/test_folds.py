@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from array import array
 from pathlib import Path
 from typing import Any
@@ -235,8 +236,6 @@ async def test_a_search_hit_in_a_folded_record_shows_that_record(tmp_path: Path)
 def test_records_of_the_example_are_what_core_says(tmp_path: Path) -> None:
     """The viewer's fold is the core's rule: each folded line is a record there."""
     path = parallel_session(tmp_path)
-    import json
-
     with Transcript.open(path) as t:
         ctx = BlockContext(AnalysisState(), {}, Expansion(), width=100, format=Format.CLAUDE_CODE)
         source = FileSource(t, ctx)
@@ -244,3 +243,29 @@ def test_records_of_the_example_are_what_core_says(tmp_path: Path) -> None:
         for line in range(1, t.line_count + 1):
             obj: Any = json.loads(t.raw_line(line))
             assert source.folded(line) == (record_of(Format.CLAUDE_CODE, obj) is not None)
+
+
+@sync
+async def test_records_appended_while_following_join_the_run_they_follow(
+    tmp_path: Path,
+) -> None:
+    path = parallel_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("f")
+        await settle(pilot)
+        assert "▸ 2 records: 1 turn duration, 1 title" in _text(screen)
+        with open(path, "a", encoding="utf-8") as fh:
+            for n in range(3):
+                fh.write(json.dumps({"type": "progress", "data": {"type": "hook_progress"},
+                                     "uuid": f"late-{n}", "sessionId": "s"}) + "\n")
+        screen.action_poll()
+        await settle(pilot)
+        text = _text(screen)
+        assert "▸ 5 records: 1 turn duration, 1 title, 3 progress records (hooks)" in text
+        assert text.count("▸") == 4
+        assert_layout_consistent(screen)
+        assert_counting_matches_building(screen)
