@@ -584,11 +584,6 @@ class TranscriptView(ScrollView, can_focus=True):
         if self.doc is doc and at_end:
             self.stick_to_end = True
         self.kick_layout(doc)
-        source = doc.source
-        if isinstance(source, FileSource) and keep:
-            first = self._fold_start(source, keep + 1)
-            if first is not None:  # new records may join its run: its words count them
-                self._restyle_lines(doc, [first])
 
     @staticmethod
     def _fold_start(source: FileSource, line: int) -> int | None:
