@@ -164,6 +164,59 @@ class ClaudeSession:
             line["toolUseResult"] = tool_use_result
         return self.raw(line)
 
+    def progress(self, tool_id: str) -> dict[str, Any]:
+        """A `progress` line of a running tool (2.1.x): it has a uuid, and no conversation
+        line is parented on it."""
+        line = self._base("progress")
+        line["data"] = {"type": "hook_progress", "hookEvent": "PostToolUse"}
+        line["toolUseID"] = line["parentToolUseID"] = tool_id
+        return self.raw(line)
+
+    def parallel(
+        self,
+        calls: list[tuple[str, str, str | list[dict[str, Any]]]],
+        *,
+        msg_id: str = "msg_par",
+        progress: bool = True,
+        order: list[int] | None = None,
+        source: bool = True,
+    ) -> list[dict[str, Any]]:
+        """One response calling several tools at once, as Claude Code writes it.
+
+        Each `(tool_id, name, result content)` is a `tool_use` on its own assistant line
+        (sharing `message.id`, chained by `parentUuid`), then each result (in `order`,
+        default the calls') on its own user line parented on the line holding its own
+        `tool_use` (`sourceToolAssistantUUID` too, unless `source` is False), a
+        `progress` line before each when `progress`. Returns the lines written.
+        """
+        first = len(self.lines)
+        holders: dict[str, dict[str, Any]] = {}
+        for tid, name, _ in calls:
+            block = {"type": "tool_use", "id": tid, "name": name, "input": {"pattern": tid}}
+            holders[tid] = self.assistant(block, msg_id=msg_id, request=f"req_{msg_id}")
+        for i in order if order is not None else range(len(calls)):
+            tid, _, content = calls[i]
+            if progress:
+                self.progress(tid)
+            result = self.tool_result(tid, content)
+            result["parentUuid"] = holders[tid]["uuid"]
+            if source:
+                result["sourceToolAssistantUUID"] = holders[tid]["uuid"]
+        return self.lines[first:]
+
+    def api_error(self, attempt: int = 1) -> dict[str, Any]:
+        """A failed API call's `system` line (Claude Code retries it)."""
+        line = self._base("system")
+        line.update(
+            subtype="api_error",
+            level="error",
+            error={"status": 529, "message": "Overloaded"},
+            retryInMs=2000 * attempt,
+            retryAttempt=attempt,
+            maxRetries=10,
+        )
+        return self.raw(line)
+
     def spill(
         self,
         tool_id: str,
@@ -532,6 +585,32 @@ def random_claude_session(root: Path, seed: int, steps: int) -> Path:
         elif r < 0.81:
             block = {"type": "tool_use", "id": rng.choice([5, None, "toolu_x"]), "name": 3}
             s.assistant(block, msg_id=rng.choice(["m1", "m1", 1, True]), request="r")
+        elif r < 0.85:
+            # A parallel batch: results parented on their own calls, in any order.
+            n = rng.randint(2, 4)
+            calls: list[tuple[str, str, str | list[dict[str, Any]]]] = []
+            for k in range(n):
+                tid = f"toolu_par_{i}_{k}"
+                tids.append(tid)
+                calls.append((tid, rng.choice(["Read", "Grep", "Bash"]), rng.choice(_TEXTS)))
+            order = list(range(n))
+            rng.shuffle(order)
+            s.parallel(
+                calls,
+                msg_id=rng.choice([f"msg_par_{i}", "m1"]),
+                progress=rng.random() < 0.6,
+                order=order,
+                source=rng.random() < 0.7,
+            )
+            if rng.random() < 0.3:  # a result parented on another call of the response
+                s.lines[-1]["parentUuid"] = rng.choice([*uuids[-2:], s.lines[-2].get("uuid")])
+        elif r < 0.88 and uuids:
+            # A failed API call, then the retry parented on the line before it (or not).
+            before = uuids[-1]
+            for attempt in range(rng.randint(1, 2)):
+                s.api_error(attempt + 1)
+            retry = s.assistant({"type": "text", "text": "retried"}, msg_id=f"msg_retry_{i}")
+            retry["parentUuid"] = rng.choice([before, before, rng.choice(uuids)])
         else:
             junk.setdefault(len(s.lines), []).append(rng.choice(JUNK_LINES))
     if sub is not None:

@@ -368,7 +368,7 @@ def test_the_pass_tags_continued_responses_branches_compactions_and_subagents() 
     tags = {line: " | ".join(words) for line, words in analysis.tags.items()}
     said = "\n".join(tags.values())
     assert "continues the response that starts on line 2" in tags[3]
-    assert "branches from line" in said and "(a rewind, retry or fork)" in said
+    assert "branches from line" in said and "(a prompt sent again after a rewind)" in said
     assert "compaction (auto); the conversation through line" in said
     assert "the compaction's summary" in said
     links = analysis.links
