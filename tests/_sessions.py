@@ -454,20 +454,30 @@ _TEXTS = (
 
 
 def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str) -> str:
-    """A result text with any of Claude Code's marker forms (or several, or quoted)."""
+    """A result text with any of Claude Code's marker forms: where Claude Code writes them
+    (the whole result; a cut on its own line), or quoted where it does not, or several."""
     path = s.foreign_path(rng.choice([f"{tid}.txt", f"{tid}.json", "a/../b.txt", "x:y.txt"]))
     preview, more = claude_preview(numbered(rng.choice([3, 60])))
-    forms = [
+    whole = [
         persisted_marker(rng.choice(["1KB", "2.5KB", "17 bytes"]), path, preview, more),
         saved_marker(path),
         mcp_marker(rng.choice([12_000, 99]), path),
-        f"head\n... [{rng.choice(['12,345', '7'])} characters truncated] ...\ntail",
-        "[Old tool result content cleared]",
+        rng.choice(["", " ", "\n"]) + "[Old tool result content cleared]",
     ]
-    picked = rng.sample(forms, rng.randint(1, 3))
-    if rng.random() < 0.2:
-        picked.append("quoted: " + rng.choice(forms))
-    return rng.choice(["", "before\n"]) + "\n".join(picked)
+    cut = f"head\n\n... [{rng.choice(['12,345', '7'])} characters truncated] ...\n\ntail"
+    r = rng.random()
+    if r < 0.45:
+        text = rng.choice(whole)
+        if rng.random() < 0.2:
+            text += "\n" + cut  # after the whole result's marker: a cut of its own
+    elif r < 0.65:
+        text = cut
+    else:
+        picked = rng.sample([*whole, cut], rng.randint(1, 3))
+        if rng.random() < 0.3:
+            picked.append("quoted: " + rng.choice(whole))
+        text = rng.choice(["", "before\n"]) + "\n".join(picked)
+    return text
 
 
 def random_claude_session(root: Path, seed: int, steps: int) -> Path:
