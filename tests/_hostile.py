@@ -511,6 +511,7 @@ def _claude_quoted_markers(d: Path) -> Path:
         mcp_marker(23891, "/x/tool-results/toolu_03.json"),
         "... [48,112 characters truncated] ...",
         "[Old tool result content cleared]",
+        "[Omitted long matching line]",
     ]
     doc = "# What the model saw\n\n"
     for form in forms:
@@ -519,7 +520,13 @@ def _claude_quoted_markers(d: Path) -> Path:
     s.tool_use("toolu_01", "Read", {"file_path": "notes.md"})
     s.tool_result("toolu_01", "".join(f"{n:6d}\t{t}\n" for n, t in enumerate(doc.split("\n"), 1)))
     s.tool_use("toolu_02", "Grep", {"pattern": "truncated|cleared"})
-    grep = [f"notes.md:{n}:{t}" for n, t in enumerate(doc.split("\n"), 1) if "]" in t]
+    # (A line that is only `[Omitted long matching line]` would come out of ripgrep as its
+    # own omission would: no reader can tell them apart, so it is not grepped here.)
+    grep = [
+        f"notes.md:{n}:{t}"
+        for n, t in enumerate(doc.split("\n"), 1)
+        if "]" in t and not t.startswith("[Omitted")
+    ]
     s.tool_result("toolu_02", "\n".join(grep))
     return s.write()
 

@@ -464,7 +464,12 @@ def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str) -> str:
         mcp_marker(rng.choice([12_000, 99]), path),
         rng.choice(["", " ", "\n"]) + "[Old tool result content cleared]",
     ]
-    cut = f"head\n\n... [{rng.choice(['12,345', '7'])} characters truncated] ...\n\ntail"
+    cut = rng.choice(
+        [
+            f"head\n\n... [{rng.choice(['12,345', '7'])} characters truncated] ...\n\ntail",
+            "a.ts:1:x\nb.js:2:[Omitted long matching line]\nb.js-3-[Omitted long context line]",
+        ]
+    )
     r = rng.random()
     if r < 0.45:
         text = rng.choice(whole)

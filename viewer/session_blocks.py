@@ -108,7 +108,8 @@ def spill_words(form: SpillForm, site: SpillSite | None, found: Any) -> str:
     if form is SpillForm.MCP_SAVED:
         name = (site.file if site else None) or getattr(found, "file", None) or "?"
         return f"MCP result over the token limit, saved to tool-results/{name} (enter opens it)"
-    cut = (site.cut if site else None) or getattr(found, "cut", None)
+    cut = (site.cut if site else None) or getattr(found, "cut_words", None)
+    cut = cut or getattr(found, "cut", None)
     what = f"{cut:,} characters" if isinstance(cut, int) else (cut or "part of the output")
     if form is SpillForm.CLEARED:
         return "old tool result content cleared (microcompaction; nothing stored)"

@@ -36,7 +36,7 @@ from transcript_view.core.formats.claude_markers import (
     find_spills,
 )
 from transcript_view.core.formats.detect import Format
-from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.formats.model import SpillSite
 from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript
@@ -214,14 +214,6 @@ def line_record(tur: object) -> LineRecord:
 MARKER_TEXT_CHARS = 400
 
 
-def _cut_words(form: SpillForm, cut: int | None) -> str | None:
-    if form is SpillForm.CLEARED:
-        return "the whole old result (microcompaction)"
-    if cut is None:
-        return None
-    return f"{cut:,} characters"
-
-
 def _inline(preview: str | None, stdout_chars: int | None) -> int | None:
     """The inline copy's length when `toolUseResult.stdout` holds far more than the preview."""
     if preview is None or stdout_chars is None:
@@ -258,7 +250,7 @@ def make_site(
         size_text=found.size_text,
         preview=found.preview,
         has_more=found.has_more,
-        cut=_cut_words(found.form, found.cut),
+        cut=found.cut_words,
         tool_use_id=ctx.tid,
         tool=ctx.tool,
         bash=ctx.bash,

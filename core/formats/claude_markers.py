@@ -42,6 +42,16 @@ _TRUNCATED_RE = re.compile(
 )
 #: Microcompaction's stand-in (request only).
 _CLEARED = "[Old tool result content cleared]"
+#: Grep (ripgrep's `--max-columns`) writes this instead of a line too long to show, after
+#: the line's `path:`/`lineno:` prefix if it has one (`-` ends a context line's prefix).
+_OMITTED = "[Omitted long "
+_OMITTED_RE = re.compile(
+    r"^(?:[^\n]*(?P<sep>[:-]))?(?P<text>\[Omitted long (?P<what>matching|context) line\])$",
+    re.MULTILINE,
+)
+_OMITTED_FORMS = {"matching": SpillForm.OMITTED_MATCH, "context": SpillForm.OMITTED_CONTEXT}
+#: The separator ripgrep ends each kind of line's prefix with.
+_OMITTED_SEPS = {"matching": ":", "context": "-"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,19 @@ class FoundSpill:
     def file(self) -> str | None:
         """The sidecar's basename: the path split on both `/` and `\\`."""
         return basename(self.path) if self.path is not None else None
+
+    @property
+    def cut_words(self) -> str | None:
+        """What the marker says was cut (or saved), in words; None where it does not say."""
+        if self.form is SpillForm.CLEARED:
+            return "the whole old result (microcompaction)"
+        if self.form is SpillForm.OMITTED_MATCH:
+            return "one matching line too long for Grep"
+        if self.form is SpillForm.OMITTED_CONTEXT:
+            return "one context line too long for Grep"
+        if self.cut is None:
+            return None
+        return f"{self.cut:,} characters"
 
 
 def basename(path: str) -> str:
@@ -123,16 +146,24 @@ def _whole(text: str) -> FoundSpill | None:
 def find_spills(text: str) -> list[FoundSpill]:
     """Every spill or cut marker in one text the model saw, in order of position.
 
-    Each form only where Claude Code writes it: the whole result (`_whole`), or
-    Bash's cut standing on its own line between head and tail, outside a whole
-    result's marker (a preview that quotes one holds text, not a marker).
+    Each form only where Claude Code writes it: the whole result (`_whole`); or,
+    outside a whole result's marker (a preview that quotes one holds text, not a
+    marker), Bash's cut standing on its own line between head and tail, and
+    Grep's omitted line, each a whole line of the output after ripgrep's prefix.
     """
     whole = _whole(text)
     found = [whole] if whole is not None else []
+    after = whole.end if whole is not None else 0
     if _TRUNCATED in text:
-        for m in _TRUNCATED_RE.finditer(text, whole.end if whole is not None else 0):
+        for m in _TRUNCATED_RE.finditer(text, after):
             cut = count_of(m["chars"])
             found.append(FoundSpill(m.start(), m.end(), SpillForm.CHARS_TRUNCATED, cut=cut))
+    if _OMITTED in text:
+        for m in _OMITTED_RE.finditer(text, after):
+            what = m["what"]
+            if m["sep"] in (None, _OMITTED_SEPS[what]):
+                found.append(FoundSpill(m.start("text"), m.end(), _OMITTED_FORMS[what]))
+        found.sort(key=lambda f: f.start)
     return found
 
 

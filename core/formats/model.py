@@ -35,6 +35,11 @@ class SpillForm(StrEnum):
     """Before 2.1.2, Bash cut the middle: `... [N characters truncated] ...`; nothing kept."""
     CLEARED = "content-cleared"
     """`[Old tool result content cleared]`: microcompaction's stand-in."""
+    OMITTED_MATCH = "omitted-matching-line"
+    """`[Omitted long matching line]`: Grep (ripgrep's `--max-columns`) left out a matching
+    line too long to show; stored nowhere."""
+    OMITTED_CONTEXT = "omitted-context-line"
+    """`[Omitted long context line]`: the same, for a context line (`-A`/`-B`/`-C`)."""
     # Codex
     LINES_OMITTED = "lines-omitted"
     BYTES_TRUNCATED = "bytes-truncated"

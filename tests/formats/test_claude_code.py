@@ -258,6 +258,56 @@ def test_cuts_with_nothing_stored_are_markers_with_notes(session: ClaudeSession)
     assert report.errors == 0 and report.warnings == 0
 
 
+#: Grep's output (ripgrep, `--max-columns`): each too-long line replaced after its prefix.
+GREP_OUTPUT = "\n".join(
+    [
+        "src/app.ts:12:const x = 1;",
+        "dist/app.min.js:1:[Omitted long matching line]",
+        "dist/app.min.js-2-[Omitted long context line]",
+        "C:\\proj\\data\\index.json:1:[Omitted long matching line]",
+        "notes.md:3:see [Omitted long matching line] above",
+        "notes.md:4-[Omitted long matching line]",
+    ]
+)
+
+
+def test_grep_omitted_lines_are_found_after_ripgreps_prefix_each_one_a_marker() -> None:
+    """ripgrep writes the bracket in place of the line's content, after its `path:lineno:`
+    prefix (`-` for a context line); in a sentence, or after the wrong separator, it is
+    text."""
+    found = find_spills(GREP_OUTPUT)
+    assert [(f.form, GREP_OUTPUT[f.start : f.end]) for f in found] == [
+        (SpillForm.OMITTED_MATCH, "[Omitted long matching line]"),
+        (SpillForm.OMITTED_CONTEXT, "[Omitted long context line]"),
+        (SpillForm.OMITTED_MATCH, "[Omitted long matching line]"),
+    ]
+    assert GREP_OUTPUT[found[0].start - len("dist/app.min.js:1:") : found[0].start] == (
+        "dist/app.min.js:1:"
+    )
+    assert [f.form for f in find_spills("42:[Omitted long matching line]")] == [
+        SpillForm.OMITTED_MATCH
+    ]
+    assert [f.form for f in find_spills("[Omitted long matching line]")] == [
+        SpillForm.OMITTED_MATCH
+    ]
+
+
+def test_grep_omitted_lines_are_not_stored_cuts_counted_one_each(session: ClaudeSession) -> None:
+    session.tool_use("toolu_01", "Grep", {"pattern": "x", "output_mode": "content"})
+    session.tool_result("toolu_01", GREP_OUTPUT)
+    report = verify(session.write())
+    assert report.markers == 3
+    assert _states(report) == ["not stored"] * 3
+    assert _kinds(report) == [("not-stored", 3)] * 3
+    messages = [f.message for f in report.findings]
+    assert messages[0] == (
+        "one matching line too long for Grep cut from what the model saw, "
+        "and not stored anywhere"
+    )
+    assert "one context line too long for Grep" in messages[1]
+    assert report.errors == 0 and report.warnings == 0
+
+
 def test_the_full_output_also_inline_is_a_note_saying_the_model_saw_the_preview(
     session: ClaudeSession,
 ) -> None:

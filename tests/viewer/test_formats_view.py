@@ -342,3 +342,38 @@ async def test_question_mark_on_the_sessions_screen_lists_its_keys() -> None:
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
+
+
+@sync
+async def test_grep_omitted_lines_are_not_stored_marker_rows_counted_as_check_counts(
+    tmp_path: Path,
+) -> None:
+    """Issue 26, item 9: the viewer draws and counts each `[Omitted long matching line]`
+    as `--check` does, with its "not stored" badge; the line's prefix stays text."""
+    from _sessions import ClaudeSession
+
+    from transcript_view.core.report import verify
+
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("find it")
+    s.tool_use("toolu_G", "Grep", {"pattern": "init", "output_mode": "content"})
+    s.tool_result(
+        "toolu_G",
+        "src/a.ts:3:init()\ndist/a.min.js:1:[Omitted long matching line]\n"
+        "dist/b.min.js:7:[Omitted long matching line]",
+    )
+    path = s.write()
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.state.ledger is not None
+        assert screen.header.markers == verify(path).markers == 2
+        assert screen.state.ledger.states() == [MarkerState.NOT_STORED] * 2
+        source = screen.view.doc.source
+        rows = [r for i in range(source.available()) for r in source.build(i).text_rows()]
+        markers = [r.text.plain for r in rows if r.kind == "marker" and not r.cont]
+        assert len(markers) == 2
+        for marker in markers:
+            assert "○ not stored" in marker and "one matching line too long for Grep" in marker
+        assert "dist/a.min.js:1:" in _text(screen)
