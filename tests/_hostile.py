@@ -102,6 +102,23 @@ class Case:
     exact: bool = True
 
 
+#: An older Gemini CLI chat (`session-*.json`, OTHER_AGENTS.md): one pretty-printed document.
+_GEMINI_CHAT = b"""{
+  "sessionId": "8d1f6c2a-0000-4000-8000-000000000001",
+  "projectHash": "3f3f3f3f",
+  "startTime": "2025-11-02T10:00:00.000Z",
+  "lastUpdated": "2025-11-02T10:05:00.000Z",
+  "messages": [
+    {
+      "id": "m1",
+      "type": "user",
+      "content": "hello"
+    }
+  ]
+}
+"""
+
+
 def _write(directory: Path, data: bytes, name: str = "t.jsonl") -> Path:
     path = directory / name
     path.write_bytes(data)
@@ -214,6 +231,13 @@ CASES: list[Case] = [
         "other-jsonl",
         "JSON lines of something else: not a transcript, in one line",
         lambda d: _write(d, b'{"name":"a","n":1}\n{"name":"b","n":2}\n'),
+        2,
+    ),
+    Case(
+        "json-document",
+        "one JSON document over many lines (an older Gemini CLI chat): not JSON lines, "
+        "in one line naming its agent",
+        lambda d: _write(d, _GEMINI_CHAT, "session-2025-11-02T10-00-8d1f6c2a.json"),
         2,
     ),
     Case(

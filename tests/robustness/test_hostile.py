@@ -58,6 +58,8 @@ def test_check_on_hostile_input(case: Case, tmp_path: Path) -> None:
         assert "Traceback" not in err
         # One object for the PATH, in its place: the words of the line on stderr.
         assert rows == [{"transcript": str(path), "error": err[len("transcript-view: ") : -1]}]
+        if case.name == "json-document":
+            assert "one JSON document, not JSON lines: an older Gemini CLI chat" in err
         return
     (row,) = rows
     if case.name == "two-markers-one-file":
