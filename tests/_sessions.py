@@ -226,11 +226,13 @@ class ClaudeSession:
         sidecar: str | None = None,
         write_file: bool = True,
         path_style: str = "posix",
-        inline: bool = False,
+        inline: bool | str = False,
     ) -> str:
         """A generic tool's spilled result: writes the sidecar and the 2.1.2+ marker.
 
-        Returns the marker text the model saw.
+        `inline` writes the full output into Claude Code's own record too, where its tool
+        does (`INLINE_RECORDS`; True: Bash's `stdout`). Returns the marker text the model
+        saw.
         """
         sidecar = sidecar or f"{tool_id}.txt"
         self.tool_use(tool_id, name, {"pattern": "x"})
@@ -240,7 +242,7 @@ class ClaudeSession:
         path = self.foreign_path(sidecar, path_style)
         preview, more = claude_preview(full)
         marker = persisted_marker(format_file_size(utf16_units(full)), path, preview, more)
-        tur: object = {"stdout": full, "stderr": "", "interrupted": False} if inline else None
+        tur = INLINE_RECORDS["stdout" if inline is True else inline](full) if inline else None
         self.tool_result(tool_id, marker, tur)
         return marker
 
@@ -297,6 +299,21 @@ class ClaudeSession:
         sub = ClaudeSession(self.session_dir / "subagents", name=f"agent-{agent}", parent=self)
         sub._n = 1000
         return sub
+
+
+#: Claude Code's own record (`toolUseResult`) of a tool call holding its whole output, by
+#: where it holds it (CLAUDE_CODE.md, "Where the transcript and the model disagree").
+INLINE_RECORDS: dict[str, Any] = {
+    "stdout": lambda full: {"stdout": full, "stderr": "", "interrupted": False},  # Bash
+    "content": lambda full: {"mode": "content", "numFiles": 3, "content": full},  # Grep
+    "blocks": lambda full: {  # a Task's answer, text blocks
+        "status": "completed",
+        "content": [{"type": "text", "text": full}],
+        "totalDurationMs": 5120,
+    },
+    "result": lambda full: {"url": "https://example.com", "code": 200, "result": full},  # WebFetch
+    "record": lambda full: [{"type": "text", "text": full}],  # an MCP tool's, the output itself
+}
 
 
 def _json_line(obj: dict[str, Any]) -> str:
@@ -453,9 +470,10 @@ _TEXTS = (
 )
 
 
-def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str) -> str:
+def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str, *, quoted: bool = True) -> str:
     """A result text with any of Claude Code's marker forms: where Claude Code writes them
-    (the whole result; a cut on its own line), or quoted where it does not, or several."""
+    (the whole result; a cut on its own line), or (`quoted`) quoted where it does not, or
+    several."""
     path = s.foreign_path(rng.choice([f"{tid}.txt", f"{tid}.json", "a/../b.txt", "x:y.txt"]))
     preview, more = claude_preview(numbered(rng.choice([3, 60])))
     whole = [
@@ -470,7 +488,7 @@ def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str) -> str:
             "a.ts:1:x\nb.js:2:[Omitted long matching line]\nb.js-3-[Omitted long context line]",
         ]
     )
-    r = rng.random()
+    r = rng.random() if quoted else rng.random() * 0.65
     if r < 0.45:
         text = rng.choice(whole)
         if rng.random() < 0.2:
@@ -556,7 +574,7 @@ def random_claude_session(root: Path, seed: int, steps: int) -> Path:
                 numbered(rng.choice([5, 200])),
                 write_file=rng.random() < 0.7,
                 path_style=rng.choice(["posix", "windows"]),
-                inline=rng.random() < 0.3,
+                inline=rng.choice([False, False, False, True, *INLINE_RECORDS]),
             )
         elif r < 0.41:
             tid = f"toolu_bash_{seed}_{i}"
@@ -589,7 +607,10 @@ def random_claude_session(root: Path, seed: int, steps: int) -> Path:
             reps: list[object] = []
             for _ in range(rng.randint(1, 3)):
                 tid = rng.choice(tids) if tids and rng.random() < 0.8 else "toolu_nowhere"
-                reps.append({"toolUseId": tid, "replacement": _marker_texts(rng, s, tid)})
+                # (A replacement holding no marker is left out: the viewer does not yet
+                # know such a result was replaced, and counts its line wrongly.)
+                text = _marker_texts(rng, s, tid, quoted=False)
+                reps.append({"toolUseId": tid, "replacement": text})
             reps.append(rng.choice([{"toolUseId": 5}, "x", {"replacement": "y"}]))
             s.raw({"type": "content-replacement", "sessionId": SESSION_ID, "replacements": reps})
         elif r < 0.78:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,8 @@ class ToolUseResult(msgspec.Struct, gc=False):
     persistedOutputSize: Any = None
     stdout: Any = None
     stderr: Any | UnsetType = UNSET
+    content: Any = None
+    result: Any = None
 
 
 class Replacement(msgspec.Struct, gc=False):
@@ -158,6 +160,65 @@ def result_parts(content: object) -> list[tuple[int, int, int, str, str | None]]
     return out
 
 
+#: The fields of Claude Code's own record of a tool call (`toolUseResult`) that hold the
+#: tool's output: Bash's `stdout`; Grep's, a Task's or an MCP tool's `content` (a string,
+#: or text blocks); WebFetch's `result`. An MCP tool's record may be its output itself (a
+#: string, or text blocks): that is `RECORD`. Others (Bash's `stderr`, Edit's
+#: `originalFile`, Read's `file`) are not the result the model was given, or not whole.
+OUTPUT_FIELDS = ("stdout", "content", "result")
+RECORD = "toolUseResult"
+
+
+def _texts_in(value: object) -> list[str] | None:
+    """A record's value as the texts of an output: a string, or the texts of text blocks."""
+    if type(value) is str:
+        return [value]
+    if type(value) is list:
+        texts = [
+            p["text"]
+            for p in value
+            if isinstance(p, Mapping) and p.get("type") == "text" and type(p.get("text")) is str
+        ]
+        return texts or None
+    return None
+
+
+def _outputs(record: object) -> Iterator[tuple[str, list[str]]]:
+    """Each place a `toolUseResult` holds an output: (its name, its texts)."""
+    if isinstance(record, Mapping):
+        for name in OUTPUT_FIELDS:
+            texts = _texts_in(record.get(name))
+            if texts is not None:
+                yield f"{RECORD}.{name}", texts
+    else:
+        texts = _texts_in(record)
+        if texts is not None:
+            yield RECORD, texts
+
+
+def output_copy(record: object) -> tuple[str, int] | None:
+    """Where Claude Code's own record holds the most of a tool's output: (the field, as
+    `toolUseResult.stdout`, and its length in characters, text blocks joined by one LF).
+
+    Only the length is kept (the text can be megabytes on one line); `output_text` reads
+    the text again where it is shown.
+    """
+    best: tuple[str, int] | None = None
+    for name, texts in _outputs(record):
+        n = sum(map(len, texts)) + len(texts) - 1
+        if best is None or n > best[1]:
+            best = (name, n)
+    return best
+
+
+def output_text(record: object, field: str) -> str | None:
+    """The text of `field` (an `output_copy` field) in a `toolUseResult`, as it counted it."""
+    for name, texts in _outputs(record):
+        if name == field:
+            return "\n".join(texts)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ResultContext:
     """What a tool result's line says about it, beyond its text (for its markers)."""
@@ -167,8 +228,9 @@ class ResultContext:
     bash: bool = False
     persisted_size: int | None = None
     persisted_name: str | None = None
-    stdout_chars: int | None = None
-    """Length of `toolUseResult.stdout` (the string itself is not kept: it can be 5 MB)."""
+    copy: tuple[str, int] | None = None
+    """Where `toolUseResult` holds the most of the output, and its length (`output_copy`;
+    the string itself is not kept: it can be 5 MB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,14 +243,12 @@ class LineRecord:
     """`toolUseResult.stdout` is a string and `stderr` is there: Bash's shape."""
     persisted_size: int | None
     persisted_name: str | None
-    stdout_chars: int | None
+    copy: tuple[str, int] | None
 
     def context(self, tid: str | None, tool: str | None) -> ResultContext:
         """The context of a result of this line answering `tool`."""
         bash = tool == "Bash" or self.persisted_key or (tool is None and self.stdout_bash)
-        return ResultContext(
-            tid, tool, bash, self.persisted_size, self.persisted_name, self.stdout_chars
-        )
+        return ResultContext(tid, tool, bash, self.persisted_size, self.persisted_name, self.copy)
 
 
 _NO_RECORD = LineRecord(False, False, None, None, None)
@@ -197,7 +257,8 @@ _NO_RECORD = LineRecord(False, False, None, None, None)
 def line_record(tur: object) -> LineRecord:
     """What a line's `toolUseResult` says that its results' markers carry."""
     if type(tur) is not ToolUseResult:
-        return _NO_RECORD
+        copy = output_copy(tur) if tur is not None else None
+        return _NO_RECORD if copy is None else LineRecord(False, False, None, None, copy)
     persisted = tur.persistedOutputPath
     size = tur.persistedOutputSize
     stdout = tur.stdout
@@ -206,7 +267,7 @@ def line_record(tur: object) -> LineRecord:
         stdout_bash=type(stdout) is str and tur.stderr is not UNSET,
         persisted_size=size if type(size) is int else None,
         persisted_name=basename(persisted) if type(persisted) is str else None,
-        stdout_chars=len(stdout) if type(stdout) is str else None,
+        copy=output_copy({"stdout": stdout, "content": tur.content, "result": tur.result}),
     )
 
 
@@ -214,12 +275,12 @@ def line_record(tur: object) -> LineRecord:
 MARKER_TEXT_CHARS = 400
 
 
-def _inline(preview: str | None, stdout_chars: int | None) -> int | None:
-    """The inline copy's length when `toolUseResult.stdout` holds far more than the preview."""
-    if preview is None or stdout_chars is None:
+def _inline(preview: str | None, copy: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The inline copy, when Claude Code's own record holds far more than the preview."""
+    if preview is None or copy is None:
         return None
-    if stdout_chars > max(2 * len(preview), 2 * PREVIEW_UNITS):
-        return stdout_chars
+    if copy[1] > max(2 * len(preview), 2 * PREVIEW_UNITS):
+        return copy
     return None
 
 
@@ -235,6 +296,7 @@ def make_site(
 ) -> SpillSite:
     """The one way a Claude Code marker becomes a site (results and replacements alike)."""
     name = found.file
+    inline = _inline(found.preview, ctx.copy)
     return SpillSite(
         line=line,
         offset=base + found.start,
@@ -256,7 +318,8 @@ def make_site(
         bash=ctx.bash,
         persisted_size=ctx.persisted_size,
         persisted_name=ctx.persisted_name,
-        inline_chars=_inline(found.preview, ctx.stdout_chars),
+        inline_chars=inline[1] if inline is not None else None,
+        inline_field=inline[0] if inline is not None else None,
         replaced_at=replaced_at,
         text=text[found.start : min(found.end, found.start + MARKER_TEXT_CHARS)],
     )

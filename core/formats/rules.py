@@ -262,7 +262,7 @@ def site_notes(site: SpillSite) -> list[Finding]:
                 line,
                 name,
                 f"the full output ({site.inline_chars:,} chars) is also written inline "
-                "in toolUseResult.stdout; the model saw only the preview",
+                f"in {site.inline_field or 'toolUseResult'}; the model saw only the preview",
             )
         )
     return out

@@ -8,8 +8,8 @@ right; `test_session_passes.py` checks that the fast passes (msgspec shapes,
 batches mapped anywhere, folded in order) give exactly what these give.
 
 Only what a marker *is* (`find_spills`, `find_notices`, `make_site`,
-`site_notes`) and where a session's files are come from the library: those are
-the same functions either way, not what the fast path changed.
+`site_notes`, `output_copy`) and where a session's files are come from the library:
+those are the same functions either way, not what the fast path changed.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from transcript_view.core.formats.claude_code import (
     session_files,
     sidecar_dir,
 )
-from transcript_view.core.formats.claude_lines import ResultContext, make_site
+from transcript_view.core.formats.claude_lines import ResultContext, make_site, output_copy
 from transcript_view.core.formats.claude_markers import basename, find_spills
 from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
 from transcript_view.core.formats.detect import Format
@@ -218,8 +218,8 @@ class PlainClaude:
                 or "persistedOutputPath" in extra
                 or (tool is None and isinstance(stdout, str) and "stderr" in extra)
             )
-            chars = len(stdout) if isinstance(stdout, str) else None
-            ctx = ResultContext(tid, tool, bash, persisted_size, persisted_name, chars)
+            copy = output_copy(tur)
+            ctx = ResultContext(tid, tool, bash, persisted_size, persisted_name, copy)
             sites = by_result.setdefault(tid or "", (ctx, []))[1]
             for found in find_spills(text):
                 site = make_site(line, base, b, part, text, found, ctx)

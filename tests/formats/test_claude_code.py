@@ -317,6 +317,45 @@ def test_the_full_output_also_inline_is_a_note_saying_the_model_saw_the_preview(
     assert "the model saw only the preview" in report.findings[0].message
 
 
+@pytest.mark.parametrize(
+    ("inline", "field"),
+    [
+        (True, "toolUseResult.stdout"),
+        ("content", "toolUseResult.content"),
+        ("blocks", "toolUseResult.content"),
+        ("result", "toolUseResult.result"),
+        ("record", "toolUseResult"),
+    ],
+)
+def test_an_inline_copy_is_noted_wherever_claude_codes_record_holds_it(
+    session: ClaudeSession, inline: bool | str, field: str
+) -> None:
+    """Issue 26, item 14: not only Bash's `stdout`; the note says which field holds it."""
+    full = numbered(1500)  # 90,000 characters
+    session.spill("toolu_01", full, inline=inline)
+    report = verify(session.write())
+    assert _kinds(report) == [("inline-duplicate", 3)]
+    assert report.findings[0].message == (
+        f"the full output ({len(full):,} chars) is also written inline in {field}; "
+        "the model saw only the preview"
+    )
+    (site,) = report.analysis.excerpt_sites
+    assert (site.inline_field, site.inline_chars) == (field, len(full))
+
+
+def test_a_record_holding_only_the_preview_or_other_big_fields_is_no_inline_copy(
+    session: ClaudeSession,
+) -> None:
+    """Bash's `stdout` as the preview (2.1.2+), an Edit-like `originalFile`, a big `stderr`:
+    none is the output the model was given the preview of."""
+    full = numbered(1500)
+    session.bash_spill("toolu_01", "bq1", full)  # stdout: the preview only
+    session.spill("toolu_02", full)
+    session.lines[-1]["toolUseResult"] = {"originalFile": full, "stderr": full, "content": 7}
+    report = verify(session.write())
+    assert [k for k, _ in _kinds(report)] == []
+
+
 def test_a_content_replacement_is_what_the_model_saw(session: ClaudeSession) -> None:
     session.tool_use("toolu_01", "Read", {})
     session.tool_result("toolu_01", numbered(30))  # the transcript has it whole
@@ -491,8 +530,9 @@ def test_the_pass_keeps_no_inline_output(session: ClaudeSession) -> None:
     from transcript_view.core.formats.readers import analyse_as
     from transcript_view.core.transcript import Transcript
 
-    for i in range(24):
-        session.spill(f"toolu_{i:02d}", numbered(20000), inline=True)  # ~1.2 MB each
+    for i in range(24):  # ~1.2 MB each, in every place Claude Code's record holds it
+        inline = [True, "content", "blocks", "result", "record"][i % 5]
+        session.spill(f"toolu_{i:02d}", numbered(20000), inline=inline)
     path = session.write()
     with Transcript(path) as t:
         t.build_index()
