@@ -83,20 +83,29 @@ class FileLines:
     """
 
     def __init__(
-        self, path: Path, *, row_bytes: int = 2048, span: tuple[int, int] | None = None
+        self,
+        path: Path,
+        *,
+        row_bytes: int = 2048,
+        span: tuple[int, int] | None = None,
+        data: bytes | None = None,
     ) -> None:
         """Open `path` read-only; nothing is read until `index` or `row`.
 
         `span` restricts the rows to the bytes `[start, end)` of the file, which
         then behave as a file of their own (offsets count from `start`): that is
         how one huge transcript line is paged through without copying it.
+        `data`: the rows are of these bytes instead, and nothing is opened (a text
+        that is no file of its own: a field of a transcript line, decoded); `path`
+        then only says where they came from.
         """
         if row_bytes < MIN_ROW_BYTES:
             raise ValueError(f"row_bytes must be at least {MIN_ROW_BYTES}, not {row_bytes}")
         self.path = Path(path)
         self.row_bytes = row_bytes
-        self._fd: int | None = open_readonly(self.path)
-        file_size = os.fstat(self._fd).st_size
+        self._data = data
+        self._fd: int | None = open_readonly(self.path) if data is None else None
+        file_size = os.fstat(self._fd).st_size if self._fd is not None else len(data or b"")
         if span is None:
             self._base, self._size = 0, file_size
         else:
@@ -153,6 +162,18 @@ class FileLines:
         """Checkpoints of the sparse index (its memory is 16 bytes each)."""
         return len(self._mark_rows)
 
+    @property
+    def _shut(self) -> bool:
+        """Nothing is left to read (closed); read with `_lock` held."""
+        return self._fd is None and self._data is None
+
+    def _pread(self, n: int, offset: int) -> bytes:
+        """`n` bytes at `offset` of the file, or of the bytes given; not `_shut`."""
+        if self._data is not None:
+            return self._data[offset : offset + n]
+        assert self._fd is not None
+        return os.pread(self._fd, n, offset)
+
     # -- indexing ------------------------------------------------------------
 
     def index(
@@ -181,10 +202,10 @@ class FileLines:
             while budget > 0 and not self._complete:
                 want = min(CHUNK_BYTES, budget, self._size - self._scanned)
                 with self._lock:
-                    if self._closed or self._fd is None:
+                    if self._closed or self._shut:
                         return False
                     base = self._scanned
-                    chunk = os.pread(self._fd, want, self._base + base)
+                    chunk = self._pread(want, self._base + base)
                 if not chunk:
                     # The file shrank since it was opened: index what there is.
                     self._size = base
@@ -301,9 +322,9 @@ class FileLines:
         i = offset - base
         if 0 <= i < len(chunk):
             return chunk[i]
-        if self._fd is None:
+        if self._shut:
             return 0
-        data = os.pread(self._fd, 1, self._base + offset)
+        data = self._pread(1, self._base + offset)
         return data[0] if data else 0
 
     def _finish(self) -> None:
@@ -337,12 +358,12 @@ class FileLines:
             return cached
         first_row, first_bound = self._mark_rows[k], self._mark_bounds[k]
         start, end = first_bound >> 1, end_bound >> 1
-        if self._fd is None:
+        if self._shut:
             raise ValueError("FileLines is closed")
         # Read a row past the window's end: whether a row is cut depends on there
         # being more than row_bytes before its LF, which may lie beyond the window.
         stop = min(end + self.row_bytes + 1, self._size)
-        chunk = os.pread(self._fd, stop - start, self._base + start) if stop > start else b""
+        chunk = self._pread(stop - start, self._base + start) if stop > start else b""
         bounds = array("q", [first_bound])
         wanted = end_row - first_row
         if wanted:
@@ -381,7 +402,7 @@ class FileLines:
             IndexError: row `i` is not (yet) known.
         """
         with self._lock:
-            if self._fd is None and 0 <= i < self._rows:
+            if self._shut and 0 <= i < self._rows:
                 raise ValueError("FileLines is closed")
             start, nxt = self._bounds_of(i)
         return start >> 1, (nxt >> 1) - (nxt & 1)
@@ -391,7 +412,7 @@ class FileLines:
         with self._lock:
             if not 0 <= i < self._rows:
                 raise IndexError(f"row {i} out of range (0..{self._rows - 1} known)")
-            if self._fd is None:
+            if self._shut:
                 raise ValueError("FileLines is closed")
             k = self._checkpoint_of_row(i)
             bounds, data, offset = self._window(k)
@@ -409,12 +430,12 @@ class FileLines:
     def read(self, start: int, end: int) -> bytes:
         """The bytes `[start, end)` (offsets as `row_span` gives them)."""
         with self._lock:
-            if self._fd is None:
+            if self._shut:
                 raise ValueError("FileLines is closed")
             tail = self._tail_from
             if tail <= start and end <= tail + len(self._tail_data):
                 return self._tail_data[start - tail : end - tail]
-            return os.pread(self._fd, end - start, self._base + start) if end > start else b""
+            return self._pread(end - start, self._base + start) if end > start else b""
 
     def tail_rows(self) -> list[tuple[int, int]]:
         """Spans of the file's last rows, found without indexing up to them.
@@ -465,7 +486,7 @@ class FileLines:
         """
         with self._lock:
             rows = self._rows
-            if rows <= 0 or self._fd is None:
+            if rows <= 0 or self._shut:
                 return 0
             # Boundaries are (offset << 1 | flag); comparing against offset << 1 | 1
             # finds the last checkpoint, then row, starting at or before `offset`.
@@ -487,6 +508,7 @@ class FileLines:
             if self._fd is not None:
                 os.close(self._fd)
                 self._fd = None
+            self._data = None
             self._windows.clear()
             self._tail_data = b""
 

@@ -19,8 +19,10 @@ from _sessions import (
     ClaudeSession,
     claude_preview,
     codex_lines_omitted,
+    mcp_marker,
     numbered,
     persisted_marker,
+    saved_marker,
     write_codex_rollout,
 )
 
@@ -98,6 +100,23 @@ class Case:
     kinds: tuple[str, ...] = ()
     """Finding kinds that must be present (others may be too, unless `exact`)."""
     exact: bool = True
+
+
+#: An older Gemini CLI chat (`session-*.json`, OTHER_AGENTS.md): one pretty-printed document.
+_GEMINI_CHAT = b"""{
+  "sessionId": "8d1f6c2a-0000-4000-8000-000000000001",
+  "projectHash": "3f3f3f3f",
+  "startTime": "2025-11-02T10:00:00.000Z",
+  "lastUpdated": "2025-11-02T10:05:00.000Z",
+  "messages": [
+    {
+      "id": "m1",
+      "type": "user",
+      "content": "hello"
+    }
+  ]
+}
+"""
 
 
 def _write(directory: Path, data: bytes, name: str = "t.jsonl") -> Path:
@@ -246,6 +265,13 @@ CASES: list[Case] = [
         "other-jsonl",
         "JSON lines of something else: not a transcript, in one line",
         lambda d: _write(d, b'{"name":"a","n":1}\n{"name":"b","n":2}\n'),
+        2,
+    ),
+    Case(
+        "json-document",
+        "one JSON document over many lines (an older Gemini CLI chat): not JSON lines, "
+        "in one line naming its agent",
+        lambda d: _write(d, _GEMINI_CHAT, "session-2025-11-02T10-00-8d1f6c2a.json"),
         2,
     ),
     Case(
@@ -557,6 +583,46 @@ def _codex_ansi(d: Path) -> Path:
     return write_codex_rollout(d / "rollout.jsonl", [nasty + codex_lines_omitted(300)])
 
 
+def _claude_quoted_markers(d: Path) -> Path:
+    """A Read of a Markdown document about Claude Code's markers, and a Grep through it:
+    every marker text quoted (whole, on lines of their own, in sentences), none a marker."""
+    preview, more = claude_preview(numbered(40))
+    forms = [
+        persisted_marker("2.3KB", "/x/tool-results/toolu_01.txt", preview, more),
+        saved_marker("/x/tool-results/toolu_02.txt"),
+        mcp_marker(23891, "/x/tool-results/toolu_03.json"),
+        "... [48,112 characters truncated] ...",
+        "[Old tool result content cleared]",
+        "[Omitted long matching line]",
+    ]
+    doc = "# What the model saw\n\n"
+    for form in forms:
+        doc += f"When it happens, the model sees `{form}` instead.\n\n```\n{form}\n```\n\n"
+    s = _claude(d)
+    s.tool_use("toolu_01", "Read", {"file_path": "notes.md"})
+    s.tool_result("toolu_01", "".join(f"{n:6d}\t{t}\n" for n, t in enumerate(doc.split("\n"), 1)))
+    s.tool_use("toolu_02", "Grep", {"pattern": "truncated|cleared"})
+    # (A line that is only `[Omitted long matching line]` would come out of ripgrep as its
+    # own omission would: no reader can tell them apart, so it is not grepped here.)
+    grep = [
+        f"notes.md:{n}:{t}"
+        for n, t in enumerate(doc.split("\n"), 1)
+        if "]" in t and not t.startswith("[Omitted")
+    ]
+    s.tool_result("toolu_02", "\n".join(grep))
+    return s.write()
+
+
+def _codex_quoted_notices(d: Path) -> Path:
+    doc = (
+        "Codex cuts the middle: `[... omitted 3 of 9 lines ...]` or "
+        "[... output truncated to fit 10240 bytes ...] between head and tail,\n"
+        "     1\t[omitted 3 text items ...]\n"
+        "and the output then starts with\nTotal output lines: 12\n\nas its first line.\n"
+    )
+    return write_codex_rollout(d / "rollout.jsonl", [doc])
+
+
 CASES += [
     Case(
         "claude-other-machine",
@@ -614,7 +680,23 @@ CASES += [
         _codex_sgr,
         0,
     ),
+    Case(
+        "claude-quoted-markers",
+        "a Read of a Markdown document, and a Grep through it, quoting every Claude Code "
+        "marker text: text, not markers",
+        _claude_quoted_markers,
+        0,
+    ),
+    Case(
+        "codex-quoted-notices",
+        "a Codex output quoting the notices that have a place, elsewhere: text, not markers",
+        _codex_quoted_notices,
+        0,
+    ),
 ]
+
+#: Cases whose transcript quotes marker texts: no marker, no finding, no badge.
+QUOTED_MARKERS = ("claude-quoted-markers", "codex-quoted-notices")
 
 
 def _artifacts_file(d: Path) -> Path:

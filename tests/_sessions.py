@@ -164,6 +164,59 @@ class ClaudeSession:
             line["toolUseResult"] = tool_use_result
         return self.raw(line)
 
+    def progress(self, tool_id: str) -> dict[str, Any]:
+        """A `progress` line of a running tool (2.1.x): it has a uuid, and no conversation
+        line is parented on it."""
+        line = self._base("progress")
+        line["data"] = {"type": "hook_progress", "hookEvent": "PostToolUse"}
+        line["toolUseID"] = line["parentToolUseID"] = tool_id
+        return self.raw(line)
+
+    def parallel(
+        self,
+        calls: list[tuple[str, str, str | list[dict[str, Any]]]],
+        *,
+        msg_id: str = "msg_par",
+        progress: bool = True,
+        order: list[int] | None = None,
+        source: bool = True,
+    ) -> list[dict[str, Any]]:
+        """One response calling several tools at once, as Claude Code writes it.
+
+        Each `(tool_id, name, result content)` is a `tool_use` on its own assistant line
+        (sharing `message.id`, chained by `parentUuid`), then each result (in `order`,
+        default the calls') on its own user line parented on the line holding its own
+        `tool_use` (`sourceToolAssistantUUID` too, unless `source` is False), a
+        `progress` line before each when `progress`. Returns the lines written.
+        """
+        first = len(self.lines)
+        holders: dict[str, dict[str, Any]] = {}
+        for tid, name, _ in calls:
+            block = {"type": "tool_use", "id": tid, "name": name, "input": {"pattern": tid}}
+            holders[tid] = self.assistant(block, msg_id=msg_id, request=f"req_{msg_id}")
+        for i in order if order is not None else range(len(calls)):
+            tid, _, content = calls[i]
+            if progress:
+                self.progress(tid)
+            result = self.tool_result(tid, content)
+            result["parentUuid"] = holders[tid]["uuid"]
+            if source:
+                result["sourceToolAssistantUUID"] = holders[tid]["uuid"]
+        return self.lines[first:]
+
+    def api_error(self, attempt: int = 1) -> dict[str, Any]:
+        """A failed API call's `system` line (Claude Code retries it)."""
+        line = self._base("system")
+        line.update(
+            subtype="api_error",
+            level="error",
+            error={"status": 529, "message": "Overloaded"},
+            retryInMs=2000 * attempt,
+            retryAttempt=attempt,
+            maxRetries=10,
+        )
+        return self.raw(line)
+
     def spill(
         self,
         tool_id: str,
@@ -173,11 +226,13 @@ class ClaudeSession:
         sidecar: str | None = None,
         write_file: bool = True,
         path_style: str = "posix",
-        inline: bool = False,
+        inline: bool | str = False,
     ) -> str:
         """A generic tool's spilled result: writes the sidecar and the 2.1.2+ marker.
 
-        Returns the marker text the model saw.
+        `inline` writes the full output into Claude Code's own record too, where its tool
+        does (`INLINE_RECORDS`; True: Bash's `stdout`). Returns the marker text the model
+        saw.
         """
         sidecar = sidecar or f"{tool_id}.txt"
         self.tool_use(tool_id, name, {"pattern": "x"})
@@ -187,7 +242,7 @@ class ClaudeSession:
         path = self.foreign_path(sidecar, path_style)
         preview, more = claude_preview(full)
         marker = persisted_marker(format_file_size(utf16_units(full)), path, preview, more)
-        tur: object = {"stdout": full, "stderr": "", "interrupted": False} if inline else None
+        tur = INLINE_RECORDS["stdout" if inline is True else inline](full) if inline else None
         self.tool_result(tool_id, marker, tur)
         return marker
 
@@ -244,6 +299,21 @@ class ClaudeSession:
         sub = ClaudeSession(self.session_dir / "subagents", name=f"agent-{agent}", parent=self)
         sub._n = 1000
         return sub
+
+
+#: Claude Code's own record (`toolUseResult`) of a tool call holding its whole output, by
+#: where it holds it (CLAUDE_CODE.md, "Where the transcript and the model disagree").
+INLINE_RECORDS: dict[str, Any] = {
+    "stdout": lambda full: {"stdout": full, "stderr": "", "interrupted": False},  # Bash
+    "content": lambda full: {"mode": "content", "numFiles": 3, "content": full},  # Grep
+    "blocks": lambda full: {  # a Task's answer, text blocks
+        "status": "completed",
+        "content": [{"type": "text", "text": full}],
+        "totalDurationMs": 5120,
+    },
+    "result": lambda full: {"url": "https://example.com", "code": 200, "result": full},  # WebFetch
+    "record": lambda full: [{"type": "text", "text": full}],  # an MCP tool's, the output itself
+}
 
 
 def _json_line(obj: dict[str, Any]) -> str:
@@ -400,21 +470,37 @@ _TEXTS = (
 )
 
 
-def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str) -> str:
-    """A result text with any of Claude Code's marker forms (or several, or quoted)."""
+def _marker_texts(rng: random.Random, s: ClaudeSession, tid: str, *, quoted: bool = True) -> str:
+    """A result text with any of Claude Code's marker forms: where Claude Code writes them
+    (the whole result; a cut on its own line), or (`quoted`) quoted where it does not, or
+    several."""
     path = s.foreign_path(rng.choice([f"{tid}.txt", f"{tid}.json", "a/../b.txt", "x:y.txt"]))
     preview, more = claude_preview(numbered(rng.choice([3, 60])))
-    forms = [
+    whole = [
         persisted_marker(rng.choice(["1KB", "2.5KB", "17 bytes"]), path, preview, more),
         saved_marker(path),
         mcp_marker(rng.choice([12_000, 99]), path),
-        f"head\n... [{rng.choice(['12,345', '7'])} characters truncated] ...\ntail",
-        "[Old tool result content cleared]",
+        rng.choice(["", " ", "\n"]) + "[Old tool result content cleared]",
     ]
-    picked = rng.sample(forms, rng.randint(1, 3))
-    if rng.random() < 0.2:
-        picked.append("quoted: " + rng.choice(forms))
-    return rng.choice(["", "before\n"]) + "\n".join(picked)
+    cut = rng.choice(
+        [
+            f"head\n\n... [{rng.choice(['12,345', '7'])} characters truncated] ...\n\ntail",
+            "a.ts:1:x\nb.js:2:[Omitted long matching line]\nb.js-3-[Omitted long context line]",
+        ]
+    )
+    r = rng.random() if quoted else rng.random() * 0.65
+    if r < 0.45:
+        text = rng.choice(whole)
+        if rng.random() < 0.2:
+            text += "\n" + cut  # after the whole result's marker: a cut of its own
+    elif r < 0.65:
+        text = cut
+    else:
+        picked = rng.sample([*whole, cut], rng.randint(1, 3))
+        if rng.random() < 0.3:
+            picked.append("quoted: " + rng.choice(whole))
+        text = rng.choice(["", "before\n"]) + "\n".join(picked)
+    return text
 
 
 def random_claude_session(root: Path, seed: int, steps: int) -> Path:
@@ -488,7 +574,7 @@ def random_claude_session(root: Path, seed: int, steps: int) -> Path:
                 numbered(rng.choice([5, 200])),
                 write_file=rng.random() < 0.7,
                 path_style=rng.choice(["posix", "windows"]),
-                inline=rng.random() < 0.3,
+                inline=rng.choice([False, False, False, True, *INLINE_RECORDS]),
             )
         elif r < 0.41:
             tid = f"toolu_bash_{seed}_{i}"
@@ -521,7 +607,10 @@ def random_claude_session(root: Path, seed: int, steps: int) -> Path:
             reps: list[object] = []
             for _ in range(rng.randint(1, 3)):
                 tid = rng.choice(tids) if tids and rng.random() < 0.8 else "toolu_nowhere"
-                reps.append({"toolUseId": tid, "replacement": _marker_texts(rng, s, tid)})
+                # (A replacement holding no marker is left out: the viewer does not yet
+                # know such a result was replaced, and counts its line wrongly.)
+                text = _marker_texts(rng, s, tid, quoted=False)
+                reps.append({"toolUseId": tid, "replacement": text})
             reps.append(rng.choice([{"toolUseId": 5}, "x", {"replacement": "y"}]))
             s.raw({"type": "content-replacement", "sessionId": SESSION_ID, "replacements": reps})
         elif r < 0.78:
@@ -532,6 +621,32 @@ def random_claude_session(root: Path, seed: int, steps: int) -> Path:
         elif r < 0.81:
             block = {"type": "tool_use", "id": rng.choice([5, None, "toolu_x"]), "name": 3}
             s.assistant(block, msg_id=rng.choice(["m1", "m1", 1, True]), request="r")
+        elif r < 0.85:
+            # A parallel batch: results parented on their own calls, in any order.
+            n = rng.randint(2, 4)
+            calls: list[tuple[str, str, str | list[dict[str, Any]]]] = []
+            for k in range(n):
+                tid = f"toolu_par_{i}_{k}"
+                tids.append(tid)
+                calls.append((tid, rng.choice(["Read", "Grep", "Bash"]), rng.choice(_TEXTS)))
+            order = list(range(n))
+            rng.shuffle(order)
+            s.parallel(
+                calls,
+                msg_id=rng.choice([f"msg_par_{i}", "m1"]),
+                progress=rng.random() < 0.6,
+                order=order,
+                source=rng.random() < 0.7,
+            )
+            if rng.random() < 0.3:  # a result parented on another call of the response
+                s.lines[-1]["parentUuid"] = rng.choice([*uuids[-2:], s.lines[-2].get("uuid")])
+        elif r < 0.88 and uuids:
+            # A failed API call, then the retry parented on the line before it (or not).
+            before = uuids[-1]
+            for attempt in range(rng.randint(1, 2)):
+                s.api_error(attempt + 1)
+            retry = s.assistant({"type": "text", "text": "retried"}, msg_id=f"msg_retry_{i}")
+            retry["parentUuid"] = rng.choice([before, before, rng.choice(uuids)])
         else:
             junk.setdefault(len(s.lines), []).append(rng.choice(JUNK_LINES))
     if sub is not None:

@@ -19,13 +19,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from rich.text import Text
+
 from transcript_view.core.filelines import FileLines
 from transcript_view.core.formats.model import SpillSite
 from transcript_view.core.ledger import Site
 from transcript_view.core.markers import MarkerKind
 from transcript_view.core.records import SiteKey
+from transcript_view.core.text import plural, visible
 from transcript_view.core.verification import FileCheck, MarkerState
-from transcript_view.viewer.rows import GUTTER, InlineArtifact
+from transcript_view.viewer.palette import DEFAULT_PALETTE, Palette
+from transcript_view.viewer.rows import GUTTER, InlineArtifact, Row
 from transcript_view.viewer.session_blocks import preview_bytes
 
 Severity = Literal["information", "warning", "error"]
@@ -38,6 +42,9 @@ class Index:
     key: SiteKey
     name: str
     row_bytes: int
+    record: bool = False
+    """`name` is a field of Claude Code's own record on the marker's line (`toolUseResult.
+    stdout`), which holds the full output its missing sidecar would have: that is opened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +122,51 @@ def seen_bytes(site: Site, check: FileCheck) -> tuple[int, int]:
     return (shape.head_bytes, shape.tail_bytes) if shape is not None else (0, 0)
 
 
+class RecordCopy(InlineArtifact):
+    """Claude Code's own record of the full output, opened where a missing sidecar would be.
+
+    Its rows are a field of the marker's line (`rules.record_copy`), read again and
+    decoded. It is neither the sidecar nor what the model saw (the model saw the marker's
+    preview), so its header says so, and it claims no byte was seen: nothing of this copy
+    was sent.
+    """
+
+    def __init__(
+        self, site_key: SiteKey, lines: FileLines, check: FileCheck, state: MarkerState
+    ) -> None:
+        """Wrap the record's text as rows (`check.name` is its field)."""
+        super().__init__(site_key, lines, check, state, 0, 0)
+
+    def row(self, i: int, line: int, width: int, palette: Palette = DEFAULT_PALETTE) -> Row:
+        """The header and footer say what this is; the text's rows are an artifact's."""
+        indent = " " * GUTTER
+        p = palette
+        c = self.check
+        if i == 0:
+            head = Text(indent + "┌ Claude Code's own record ", style=p.strong)
+            head.append(visible(c.name), style=p.strong)
+            head.append("  not the sidecar (missing), not what the model saw", style=p.dim)
+        elif i == 1:
+            head = Text(indent + "│ ", style=p.strong)
+            chars = plural(c.chars, "char") + " · " if c.chars is not None else ""
+            head.append(
+                f"{chars}{plural(c.size, 'byte')}, on line {line:,} of the transcript: "
+                "never sent to the model",
+                style=p.dim,
+            )
+        elif i == 2:
+            head = Text(indent + "│ ", style=p.strong)
+            head.append("the model saw only the marker's preview, not this copy", style=p.dim)
+        elif i == self.count - 1:
+            head = Text(indent + "└ end of Claude Code's record", style=p.strong)
+            head.append(f" · {plural(self.known_rows, 'row')} (enter to close)", style=p.dim)
+            return Row(head, "art-end", line, self.site_key)
+        else:
+            return super().row(i, line, width, palette)
+        head.truncate(width, overflow="ellipsis")
+        return Row(head, "art-head", line, self.site_key, cont=i > 0)
+
+
 class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
     """The artifacts open inline, and those being indexed to open or to rewrap.
 
@@ -126,6 +178,9 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
         self._open: dict[SiteKey, InlineArtifact] = {}
         self._indexing: set[SiteKey] = set()
         """Markers with an artifact worker in flight; what lands for any other is dropped."""
+        self._records: dict[SiteKey, str] = {}
+        """Markers whose missing sidecar's output is opened from Claude Code's own record
+        instead: the record's field (`Index.record`)."""
 
     # -- Mapping ---------------------------------------------------------------------------------
 
@@ -144,15 +199,21 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
 
     # -- requests ----------------------------------------------------------------------------------
 
-    def toggle(self, key: SiteKey, site: Site | None, width: int) -> Toggle:
-        """Enter on a marker: close its open artifact, or say how (or why not) to open it."""
+    def toggle(
+        self, key: SiteKey, site: Site | None, width: int, copy: str | None = None
+    ) -> Toggle:
+        """Enter on a marker: close its open artifact, or say how (or why not) to open it.
+
+        `copy`: the marker's sidecar is missing and this field of Claude Code's own record
+        holds the full output (`rules.record_copy`, the ledger's state): it opens instead.
+        """
         if key in self._open:
             self.close(key)
             return Closed(key)
         if site is None:
             return Refused("Still reading the transcript; try again in a moment.")
         if isinstance(site, SpillSite):
-            return self._toggle_spill(key, site, width)
+            return self._toggle_spill(key, site, width, copy)
         marker = site.marker
         if site.quoted:
             return Refused("A quoted marker (text about a marker): nothing to open.")
@@ -166,7 +227,9 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
             return None
         return self._index(key, marker.file, width)
 
-    def _toggle_spill(self, key: SiteKey, site: SpillSite, width: int) -> Toggle:
+    def _toggle_spill(
+        self, key: SiteKey, site: SpillSite, width: int, copy: str | None
+    ) -> Toggle:
         if not site.form.stored:
             what = site.cut or "part of the output"
             return Refused(f"Nothing to open: {what} cut, and not stored anywhere.", "warning")
@@ -174,11 +237,23 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
             return Refused("The marker names an unsafe path; it is never opened.", "error")
         if key in self._indexing:
             return None
+        if copy is not None:
+            self._records[key] = copy
+            return self._index(key, copy, width, record=True)
+        self._records.pop(key, None)
         return self._index(key, site.file, width)
 
-    def _index(self, key: SiteKey, name: str, width: int) -> Index:
+    def _index(self, key: SiteKey, name: str, width: int, *, record: bool = False) -> Index:
         self._indexing.add(key)
-        return Index(key, name, row_bytes_for(width))
+        return Index(key, name, row_bytes_for(width), record)
+
+    def _reopen(self, key: SiteKey, site: Site, width: int) -> Index | None:
+        """Index what is open under `key` again (at another width), if it can be named."""
+        field = self._records.get(key)
+        if field is not None:
+            return self._index(key, field, width, record=True)
+        name = opened_name(site)
+        return self._index(key, name, width) if name is not None else None
 
     def rewrap(self, width: int, sites: Mapping[SiteKey, Site]) -> list[Index]:
         """The text width changed: re-index every open artifact cut to another width.
@@ -191,13 +266,10 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
         out = []
         for key, art in self._open.items():
             site = sites.get(key)
-            if (
-                art.lines.row_bytes != want
-                and key not in self._indexing
-                and site is not None
-                and (name := opened_name(site)) is not None
-            ):
-                out.append(self._index(key, name, width))
+            if art.lines.row_bytes != want and key not in self._indexing and site is not None:
+                job = self._reopen(key, site, width)
+                if job is not None:
+                    out.append(job)
         return out
 
     def close(self, key: SiteKey) -> bool:
@@ -206,6 +278,7 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
         Returns whether an artifact was open.
         """
         self._indexing.discard(key)
+        self._records.pop(key, None)
         art = self._open.pop(key, None)
         if art is None:
             return False
@@ -246,14 +319,16 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
         else:
             if old is not None:
                 old.lines.close()  # reopened at a new width: the new rows replace the old
-            head, tail = seen_bytes(site, check)
-            self._open[key] = InlineArtifact(key, lines, check, state, head, tail)
+            if key in self._records:
+                self._open[key] = RecordCopy(key, lines, check, state)
+            else:
+                head, tail = seen_bytes(site, check)
+                self._open[key] = InlineArtifact(key, lines, check, state, head, tail)
             changed = True
         reindex = None
-        name = opened_name(site)
-        if self._open[key].lines.row_bytes != row_bytes_for(width) and name:
+        if self._open[key].lines.row_bytes != row_bytes_for(width):
             # The window was resized while this was being indexed: index it again.
-            reindex = self._index(key, name, width)
+            reindex = self._reopen(key, site, width)
         if not changed and reindex is None:
             return None
         return Shown(key, reindex)

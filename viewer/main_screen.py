@@ -32,7 +32,8 @@ from transcript_view.core.analyser import Analyser
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.formats.claude_code import session_dir, sidecar_dir, subagent_of
 from transcript_view.core.formats.detect import Format, detect
-from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.formats.model import SessionAnalysis, SpillSite
+from transcript_view.core.formats.rules import record_copy
 from transcript_view.core.markers import MarkerKind
 from transcript_view.core.records import MarkerSite, SiteKey
 from transcript_view.core.text import COPY_TOAST_SECONDS, copied, human_size, plural, visible
@@ -267,6 +268,16 @@ class TranscriptScreen(Screen[None]):
             lambda: worker.is_cancelled,
         )
 
+    @work(thread=True, group="artifact")
+    def _open_record(
+        self, key: SiteKey, transcript: Transcript, field: str, row_bytes: int
+    ) -> None:
+        """Open the record of Claude Code that holds a missing sidecar's output, as rows."""
+        worker = get_current_worker()
+        workers.open_record(
+            key, transcript, field, row_bytes, self.post_message, lambda: worker.is_cancelled
+        )
+
     @work(thread=True, group="follow")
     def _poll(self, transcript: Transcript) -> None:
         """Follow mode: index what was appended since the last look."""
@@ -385,9 +396,14 @@ class TranscriptScreen(Screen[None]):
     @on(TranscriptView.ArtifactRequested)
     def _toggle_artifact(self, msg: TranscriptView.ArtifactRequested) -> None:
         key = msg.site
-        outcome = self.artifacts.toggle(
-            key, self.state.index.site_by_key.get(key), self.view.text_width
+        site = self.state.index.site_by_key.get(key)
+        ledger = self.state.ledger
+        copy = (
+            record_copy(site, ledger.state(key))
+            if isinstance(site, SpillSite) and ledger is not None
+            else None
         )
+        outcome = self.artifacts.toggle(key, site, self.view.text_width, copy)
         if isinstance(outcome, Closed):
             self.view.rebuild_line(key.line)
             self.view.cursor_to_site(key)
@@ -398,6 +414,9 @@ class TranscriptScreen(Screen[None]):
 
     def _start_index(self, job: Index) -> None:
         if self.transcript is None:
+            return
+        if job.record:
+            self._open_record(job.key, self.transcript, job.name, job.row_bytes)
             return
         self._open_artifact(
             job.key,

@@ -29,9 +29,11 @@ from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.formats.rules import record_copy
 from transcript_view.core.records import SiteKey
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
 from transcript_view.core.transcript import _DEEP_BYTES, LineProblem, _decode
+from transcript_view.core.verification import MarkerState
 from transcript_view.viewer.folds import FOLDED_MARK, UNFOLDED_MARK, fold_words
 from transcript_view.viewer.palette import Palette
 from transcript_view.viewer.rows import badge_text
@@ -97,6 +99,9 @@ def spill_rows(b: RowBuilder, key: SiteKey, words: str, site: SpillSite | None) 
     """
     p = b.palette
     state = b.ctx.site_state(key) if site is not None else None
+    if site is not None and state is MarkerState.MISSING:
+        # (A missing sidecar always has its finding: its rows are recounted when it lands.)
+        words = spill_words(site.form, site, None, state)
     label = badge_text(state, p) if state is not None else Text(" … checking ", style=p.dim)
     label.append(" ")
     b.labelled_marker(key, label, words)
@@ -107,19 +112,37 @@ def spill_rows(b: RowBuilder, key: SiteKey, words: str, site: SpillSite | None) 
         b.inserts.append((len(b.rows) - 1, art))
 
 
-def spill_words(form: SpillForm, site: SpillSite | None, found: Any) -> str:
-    """What a marker says, in words (from the analysis's site, or the text found here)."""
-    if form is SpillForm.PERSISTED:
-        size = getattr(found, "size_text", None) or (site.size_text if site else "?")
+def spill_words(
+    form: SpillForm, site: SpillSite | None, found: Any, state: MarkerState | None = None
+) -> str:
+    """What a marker says, in words (from the analysis's site, or the text found here).
+
+    A sidecar the ledger found missing (`state`) is said to be; where Claude Code's own
+    record holds the full output instead (`rules.record_copy`), the words name it, and
+    enter opens that.
+    """
+    if form.stored:
         name = (site.file if site else None) or getattr(found, "file", None) or "?"
-        return f"output too large ({size}): the rest is in tool-results/{name} (enter opens it)"
-    if form is SpillForm.SAVED:
-        name = (site.file if site else None) or getattr(found, "file", None) or "?"
-        return f"tool result saved to tool-results/{name} (enter opens it)"
-    if form is SpillForm.MCP_SAVED:
-        name = (site.file if site else None) or getattr(found, "file", None) or "?"
-        return f"MCP result over the token limit, saved to tool-results/{name} (enter opens it)"
-    cut = (site.cut if site else None) or getattr(found, "cut", None)
+        where = f"tool-results/{name}"
+        if form is SpillForm.PERSISTED:
+            size = getattr(found, "size_text", None) or (site.size_text if site else "?")
+            lead = f"output too large ({size}): the rest is in"
+        elif form is SpillForm.SAVED:
+            lead = "tool result saved to"
+        else:
+            lead = "MCP result over the token limit, saved to"
+        if site is None or state is not MarkerState.MISSING:
+            return f"{lead} {where} (enter opens it)"
+        lead = lead.replace(" is in", " was saved to")
+        copy = record_copy(site, state)
+        if copy is None:
+            return f"{lead} {where}, which is missing"
+        return (
+            f"{lead} {where}, which is missing; Claude Code's own record ({copy}) "
+            "holds the full output (enter opens that copy)"
+        )
+    cut = (site.cut if site else None) or getattr(found, "cut_words", None)
+    cut = cut or getattr(found, "cut", None)
     what = f"{cut:,} characters" if isinstance(cut, int) else (cut or "part of the output")
     if form is SpillForm.CLEARED:
         return "old tool result content cleared (microcompaction; nothing stored)"

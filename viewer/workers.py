@@ -10,7 +10,7 @@ exactly what it would have said, without a screen or an event loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,13 +21,14 @@ from transcript_view.core import parallel
 from transcript_view.core.analyser import Analyser
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.filelines import FileLines
+from transcript_view.core.formats.claude_lines import output_text
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.ledger import VerificationLedger
 from transcript_view.core.records import SiteKey
 from transcript_view.core.report import analysis_dir, orphans_of
-from transcript_view.core.transcript import Transcript, TranscriptError
+from transcript_view.core.transcript import Transcript, TranscriptError, parse_json_line
 from transcript_view.core.verification import (
     FileCheck,
     FileState,
@@ -285,14 +286,66 @@ def open_artifact(
         return
     try:
         lines = FileLines(path, row_bytes=row_bytes)
-        done = lines.index(max_bytes=FIRST_INDEX_BYTES)
-        if not done:
-            lines.tail_rows()  # the end shows at once, before the index gets there
     except (OSError, TranscriptError, ValueError) as exc:
         post(ArtifactOpenFailed(key, f"{name}: {exc}"))
         return
     if check is None:
         check = FileCheck(name, FileState.OK, "being hashed", size=lines.size, path=path)
+    _index_rows(key, name, lines, check, post, cancelled)
+
+
+def open_record(
+    key: SiteKey,
+    transcript: Transcript,
+    field: str,
+    row_bytes: int,
+    post: Post,
+    cancelled: Cancelled = _never,
+) -> None:
+    """Open, as an artifact's rows, the field of Claude Code's own record on the marker's
+    line that holds the full output its missing sidecar would have (`rules.record_copy`).
+
+    The line is read again and the field decoded (the analysis kept only its length);
+    its rows are of that text held in memory, nothing is written. The check says what
+    it is: the agent's record, not a file that was hashed.
+    """
+    line = key.line
+    try:
+        start, _ = transcript.line_span(line)
+        parsed = parse_json_line(transcript.raw_line(line), line, start, is_last=False)
+    except (OSError, TranscriptError) as exc:
+        post(ArtifactOpenFailed(key, f"line {line:,}: {exc}"))
+        return
+    record = parsed.get("toolUseResult") if isinstance(parsed, Mapping) else None
+    text = output_text(record, field)
+    if text is None:
+        post(ArtifactOpenFailed(key, f"line {line:,} no longer holds {field}"))
+        return
+    data = text.encode("utf-8", "replace")
+    lines = FileLines(transcript.path, row_bytes=row_bytes, data=data)
+    check = FileCheck(
+        field,
+        FileState.OK,
+        "Claude Code's own record",
+        size=len(data),
+        chars=len(text),
+        path=transcript.path,
+    )
+    _index_rows(key, field, lines, check, post, cancelled)
+
+
+def _index_rows(
+    key: SiteKey, name: str, lines: FileLines, check: FileCheck, post: Post, cancelled: Cancelled
+) -> None:
+    """Post an opened artifact's first rows, then index the rest in steps (`ArtifactGrew`)."""
+    try:
+        done = lines.index(max_bytes=FIRST_INDEX_BYTES)
+        if not done:
+            lines.tail_rows()  # the end shows at once, before the index gets there
+    except (OSError, ValueError) as exc:
+        lines.close()
+        post(ArtifactOpenFailed(key, f"{name}: {exc}"))
+        return
     post(ArtifactOpened(key, lines, check))
     posted = lines.indexed_bytes
     while not done and not cancelled() and not lines.closed:

@@ -46,13 +46,13 @@ from transcript_view.core.formats.claude_lines import (
     SUBAGENTS,
     TOOL_RESULTS,
     Block,
+    Branch,
     ClaudeBatch,
     Line,
     LineRecord,
     Message,
     Note,
     ResultContext,
-    branch_words,
     compaction_words,
     continues_words,
     line_record,
@@ -226,13 +226,15 @@ class ClaudePass:
     """The keys of the three indexes (the pass's own, given to every process that maps
     its lines)."""
     previous_uuid: str | None = None
+    previous_error: int | None = None
+    """The last conversation line, when it is a failed API call's."""
     response: tuple[object, object, int] | None = None
     """(message.id, requestId, first line) of the last assistant line's response."""
     late_sites: list[tuple[int, str, LineRecord]] = field(default_factory=list)
     """Sites whose tool was named before their batch: (index in the analysis's sites,
     tool_use_id, their line's record)."""
     notes_later: dict[int, list[Note]] = field(default_factory=dict)
-    """The notes of lines that still hold a `(BRANCH, parent, before)` or `(COMPACTION,
+    """The notes of lines that still hold a `(BRANCH, Branch, before)` or `(COMPACTION,
     trigger, parent, before)`: a parent only lines before `before` can have."""
 
     def read(
@@ -283,10 +285,13 @@ class ClaudePass:
                     continue
                 code = note[0]
                 if code == FIRST_BRANCH:
+                    fork = cast(Branch, note[1])
                     previous = self.previous_uuid
-                    if previous is not None and note[1] != previous:
-                        done.append((BRANCH, note[1], b.first))
-                elif code in (BRANCH, COMPACTION):
+                    if previous is not None and fork.parent != previous:
+                        done.append((BRANCH, self._settled(fork), b.first))
+                elif code == BRANCH:
+                    done.append((BRANCH, self._settled(cast(Branch, note[1])), b.first))
+                elif code == COMPACTION:
                     done.append((*note, b.first))
                 elif code == CONTINUES:
                     head = line
@@ -312,12 +317,23 @@ class ClaudePass:
         self.results.add(b.result_keys, b.result_lines)
         if b.last_uuid is not None:
             self.previous_uuid = b.last_uuid
+            self.previous_error = b.last_error
         if b.response is not LATER:
             response = b.response
             if response is not None and response[2] == HEAD_FIRST:
                 response = (response[0], response[1], head)
             self.response = response
         self.replacements.extend(b.replacements)
+
+    def _settled(self, fork: Branch) -> Branch:
+        """A branch's facts that were the lines' before its batch, from this pass as it is
+        before the batch: the last response, and whether the line before was an API error."""
+        response = fork.response
+        if response is LATER:
+            last = self.response
+            response = last[:2] if last is not None else None
+        error = self.previous_error if fork.error is LATER else fork.error
+        return replace(fork, response=response, error=error)
 
     def finish(self, lines: int) -> SessionAnalysis:
         """Decide what waited for the end, apply content replacements, number the markers,
@@ -343,7 +359,8 @@ class ClaudePass:
     def _notes(self) -> None:
         """Word the notes that name a parent, now that every conversation line is indexed."""
         tags = self.analysis.tags
-        asked = {n[-2] for notes in self.notes_later.values() for n in notes if type(n) is tuple}
+        later = self.notes_later.values()
+        asked = {_parent(n) for notes in later for n in notes if type(n) is tuple}
         found = self.uuids.lines_of({self.id_keys(u) for u in asked})
         for line, notes in self.notes_later.items():
             words: list[str] = []
@@ -351,11 +368,11 @@ class ClaudePass:
                 if isinstance(note, str):
                     words.append(note)
                     continue
-                parent, before = note[-2], note[-1]
+                parent, before = _parent(note), note[-1]
                 at = self._last(found.get(self.id_keys(parent), ()), before, self._uuid_at, parent)
                 if note[0] == BRANCH:
-                    if at is not None:
-                        words.append(branch_words(at))
+                    if at is not None and not self._parents(at, note[1]):
+                        words.append(note[1].words(at))
                 else:
                     words.append(compaction_words(note[1], at))
             if words:
@@ -451,6 +468,19 @@ class ClaudePass:
             and (obj.uuid == uuid)
         )
 
+    def _parents(self, line: int, fork: Branch) -> bool:
+        """Whether the parent on `line` is of the branching line's step (`Branch.parented_by`)."""
+        obj = self._read(line)
+        if obj is None or obj.type != "assistant" or type(obj.message) is not Message:
+            return False
+        msg_id, content = obj.message.id, obj.message.content
+        called = [
+            b.id
+            for b in (content if type(content) is list else ())
+            if type(b) is Block and b.type == "tool_use" and type(b.id) is str
+        ]
+        return fork.parented_by((msg_id, obj.requestId) if msg_id is not None else None, called)
+
     def _names(self, line: int, tid: str) -> str | None:
         """The tool an assistant line's last tool_use block with this id names, if any."""
         obj = self._read(line)
@@ -485,6 +515,12 @@ class ClaudePass:
         parts = result_parts(content)
         end = parts[-1][2] + len(parts[-1][3]) + 1 if parts else 0
         return line_record(obj.toolUseResult).context(tid, tool), end
+
+
+def _parent(note: tuple[Any, ...]) -> str:
+    """The parent uuid a `(BRANCH, Branch, before)` or `(COMPACTION, trigger, parent,
+    before)` note looks for."""
+    return cast(str, note[1].parent if note[0] == BRANCH else note[2])
 
 
 def claude_prompt(obj: Mapping[str, Any]) -> str | None:

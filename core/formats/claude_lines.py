@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from transcript_view.core.formats.claude_markers import (
     find_spills,
 )
 from transcript_view.core.formats.detect import Format
-from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.formats.model import SpillSite
 from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript
@@ -85,6 +86,8 @@ class ToolUseResult(msgspec.Struct, gc=False):
     persistedOutputSize: Any = None
     stdout: Any = None
     stderr: Any | UnsetType = UNSET
+    content: Any = None
+    result: Any = None
 
 
 class Replacement(msgspec.Struct, gc=False):
@@ -109,6 +112,8 @@ class Line(msgspec.Struct, gc=False):
     requestId: Any = None
     subtype: Any = None
     isCompactSummary: Any = None
+    isMeta: Any = None
+    sourceToolAssistantUUID: Any = None
     logicalParentUuid: Any = None
     compactMetadata: CompactMetadata | _Other = None
     message: Message | _Other = None
@@ -154,6 +159,65 @@ def result_parts(content: object) -> list[tuple[int, int, int, str, str | None]]
     return out
 
 
+#: The fields of Claude Code's own record of a tool call (`toolUseResult`) that hold the
+#: tool's output: Bash's `stdout`; Grep's, a Task's or an MCP tool's `content` (a string,
+#: or text blocks); WebFetch's `result`. An MCP tool's record may be its output itself (a
+#: string, or text blocks): that is `RECORD`. Others (Bash's `stderr`, Edit's
+#: `originalFile`, Read's `file`) are not the result the model was given, or not whole.
+OUTPUT_FIELDS = ("stdout", "content", "result")
+RECORD = "toolUseResult"
+
+
+def _texts_in(value: object) -> list[str] | None:
+    """A record's value as the texts of an output: a string, or the texts of text blocks."""
+    if type(value) is str:
+        return [value]
+    if type(value) is list:
+        texts = [
+            p["text"]
+            for p in value
+            if isinstance(p, Mapping) and p.get("type") == "text" and type(p.get("text")) is str
+        ]
+        return texts or None
+    return None
+
+
+def _outputs(record: object) -> Iterator[tuple[str, list[str]]]:
+    """Each place a `toolUseResult` holds an output: (its name, its texts)."""
+    if isinstance(record, Mapping):
+        for name in OUTPUT_FIELDS:
+            texts = _texts_in(record.get(name))
+            if texts is not None:
+                yield f"{RECORD}.{name}", texts
+    else:
+        texts = _texts_in(record)
+        if texts is not None:
+            yield RECORD, texts
+
+
+def output_copy(record: object) -> tuple[str, int] | None:
+    """Where Claude Code's own record holds the most of a tool's output: (the field, as
+    `toolUseResult.stdout`, and its length in characters, text blocks joined by one LF).
+
+    Only the length is kept (the text can be megabytes on one line); `output_text` reads
+    the text again where it is shown.
+    """
+    best: tuple[str, int] | None = None
+    for name, texts in _outputs(record):
+        n = sum(map(len, texts)) + len(texts) - 1
+        if best is None or n > best[1]:
+            best = (name, n)
+    return best
+
+
+def output_text(record: object, field: str) -> str | None:
+    """The text of `field` (an `output_copy` field) in a `toolUseResult`, as it counted it."""
+    for name, texts in _outputs(record):
+        if name == field:
+            return "\n".join(texts)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ResultContext:
     """What a tool result's line says about it, beyond its text (for its markers)."""
@@ -163,8 +227,9 @@ class ResultContext:
     bash: bool = False
     persisted_size: int | None = None
     persisted_name: str | None = None
-    stdout_chars: int | None = None
-    """Length of `toolUseResult.stdout` (the string itself is not kept: it can be 5 MB)."""
+    copy: tuple[str, int] | None = None
+    """Where `toolUseResult` holds the most of the output, and its length (`output_copy`;
+    the string itself is not kept: it can be 5 MB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,14 +242,12 @@ class LineRecord:
     """`toolUseResult.stdout` is a string and `stderr` is there: Bash's shape."""
     persisted_size: int | None
     persisted_name: str | None
-    stdout_chars: int | None
+    copy: tuple[str, int] | None
 
     def context(self, tid: str | None, tool: str | None) -> ResultContext:
         """The context of a result of this line answering `tool`."""
         bash = tool == "Bash" or self.persisted_key or (tool is None and self.stdout_bash)
-        return ResultContext(
-            tid, tool, bash, self.persisted_size, self.persisted_name, self.stdout_chars
-        )
+        return ResultContext(tid, tool, bash, self.persisted_size, self.persisted_name, self.copy)
 
 
 _NO_RECORD = LineRecord(False, False, None, None, None)
@@ -193,7 +256,8 @@ _NO_RECORD = LineRecord(False, False, None, None, None)
 def line_record(tur: object) -> LineRecord:
     """What a line's `toolUseResult` says that its results' markers carry."""
     if type(tur) is not ToolUseResult:
-        return _NO_RECORD
+        copy = output_copy(tur) if tur is not None else None
+        return _NO_RECORD if copy is None else LineRecord(False, False, None, None, copy)
     persisted = tur.persistedOutputPath
     size = tur.persistedOutputSize
     stdout = tur.stdout
@@ -202,7 +266,7 @@ def line_record(tur: object) -> LineRecord:
         stdout_bash=type(stdout) is str and tur.stderr is not UNSET,
         persisted_size=size if type(size) is int else None,
         persisted_name=basename(persisted) if type(persisted) is str else None,
-        stdout_chars=len(stdout) if type(stdout) is str else None,
+        copy=output_copy({"stdout": stdout, "content": tur.content, "result": tur.result}),
     )
 
 
@@ -210,20 +274,12 @@ def line_record(tur: object) -> LineRecord:
 MARKER_TEXT_CHARS = 400
 
 
-def _cut_words(form: SpillForm, cut: int | None) -> str | None:
-    if form is SpillForm.CLEARED:
-        return "the whole old result (microcompaction)"
-    if cut is None:
+def _inline(preview: str | None, copy: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The inline copy, when Claude Code's own record holds far more than the preview."""
+    if preview is None or copy is None:
         return None
-    return f"{cut:,} characters"
-
-
-def _inline(preview: str | None, stdout_chars: int | None) -> int | None:
-    """The inline copy's length when `toolUseResult.stdout` holds far more than the preview."""
-    if preview is None or stdout_chars is None:
-        return None
-    if stdout_chars > max(2 * len(preview), 2 * PREVIEW_UNITS):
-        return stdout_chars
+    if copy[1] > max(2 * len(preview), 2 * PREVIEW_UNITS):
+        return copy
     return None
 
 
@@ -239,6 +295,7 @@ def make_site(
 ) -> SpillSite:
     """The one way a Claude Code marker becomes a site (results and replacements alike)."""
     name = found.file
+    inline = _inline(found.preview, ctx.copy)
     return SpillSite(
         line=line,
         offset=base + found.start,
@@ -254,13 +311,14 @@ def make_site(
         size_text=found.size_text,
         preview=found.preview,
         has_more=found.has_more,
-        cut=_cut_words(found.form, found.cut),
+        cut=found.cut_words,
         tool_use_id=ctx.tid,
         tool=ctx.tool,
         bash=ctx.bash,
         persisted_size=ctx.persisted_size,
         persisted_name=ctx.persisted_name,
-        inline_chars=_inline(found.preview, ctx.stdout_chars),
+        inline_chars=inline[1] if inline is not None else None,
+        inline_field=inline[0] if inline is not None else None,
         replaced_at=replaced_at,
         text=text[found.start : min(found.end, found.start + MARKER_TEXT_CHARS)],
     )
@@ -269,9 +327,9 @@ def make_site(
 # -- the batch -------------------------------------------------------------------------------------
 
 #: A note the fold finishes, in its line's list of notes (`ClaudeBatch.tags`), first field first:
-#: `(FIRST_BRANCH, parent)`: the batch's first conversation line (the line before it is the fold's);
+#: `(FIRST_BRANCH, Branch)`: the batch's first conversation line (the line before it is the fold's);
 FIRST_BRANCH = 0
-#: `(BRANCH, parent)`: a parent that is not the line before, nor any earlier line of the batch;
+#: `(BRANCH, Branch)`: a parent that is not the line before, nor any earlier line of the batch;
 BRANCH = 1
 #: `(CONTINUES, message id, request id)`: the batch's first assistant line, which may
 #: continue the response of the fold's last one;
@@ -287,10 +345,85 @@ Note = str | tuple[Any, ...]
 #: which only the fold knows (lines are numbered from 1).
 HEAD_FIRST = 0
 
+#: The `system` subtype of a failed API call's line (a line parented past it is a retry).
+API_ERROR = "api_error"
 
-def branch_words(at: int) -> str:
-    """The note on a line whose parent is not the line before it."""
-    return f"branches from line {at:,}, not the line before it (a rewind, retry or fork)"
+Response = tuple[object, object]
+"""An API response's identity: an assistant line's `(message.id, requestId)`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """A conversation line whose parent is not the line before it: what decides whether it
+    starts a branch, and which kind (CLAUDE_CODE.md, "Parallel tool calls").
+
+    One response's tool calls are written one a line, and each result is parented on the
+    line that holds its own `tool_use`, with other calls and results (and `progress`
+    lines) between: the normal shape of a parallel batch, not a branch. Only a parent
+    that is none of these starts one (`parented_by`). Plain data: a batch carries it to
+    the fold when the parent is in an earlier batch.
+    """
+
+    parent: str
+    answers: tuple[str, ...] = ()
+    """The tool_use ids the line's tool results answer: the line holding one is their parent."""
+    response: Response | Later | None = None
+    """The response a parent may be a line of: an assistant line's own; a tool result
+    line's, the last assistant line's (the batch of calls it answers). LATER: that line is
+    before the batch (the fold's); None: no such parent."""
+    prompt: bool = False
+    """The line is a prompt (a user line with no tool result): sent again after a rewind."""
+    error: int | Later | None = None
+    """The line before it, when that is a failed API call's (`API_ERROR`): a retry."""
+
+    def parented_by(self, response: Response | None, tools: Iterable[str]) -> bool:
+        """Whether a parent is of this line's own step, not a branch: the line holding a
+        tool_use it answers, or a line of its response.
+
+        Args:
+            response: the parent's response, when it is an assistant line with a `message.id`.
+            tools: the ids of the parent's tool_use blocks.
+        """
+        if response is not None and self.response is not LATER and response == self.response:
+            return True
+        return any(t in self.answers for t in tools)
+
+    def words(self, at: int) -> str:
+        """The note on the line, its parent on line `at`."""
+        if self.prompt:
+            why = "a prompt sent again after a rewind"
+        elif type(self.error) is int:
+            why = f"a retry after the failed API call on line {self.error:,}"
+        else:
+            why = "a rewind, retry or fork"
+        return f"branches from line {at:,}, not the line before it ({why})"
+
+
+def branch(
+    obj: Line,
+    kind: str,
+    parent: str,
+    last: tuple[object, object, int] | Later | None,
+    error: int | Later | None,
+) -> Branch:
+    """What a conversation line says about its parent (`Branch`), the rest of the file
+    aside: `last` is the last assistant line's response before it, `error` the line
+    before it if that is a failed API call's (either LATER: before the batch).
+    """
+    message = obj.message
+    content = message.content if type(message) is Message else None
+    blocks = content if type(content) is list else ()
+    results = [b for b in blocks if type(b) is Block and b.type == "tool_result"]
+    answers = tuple(b.tool_use_id for b in results if type(b.tool_use_id) is str)
+    response: Response | Later | None = None
+    if kind == "assistant":
+        msg_id = message.id if type(message) is Message else None
+        response = (msg_id, obj.requestId) if msg_id is not None else None
+    elif results:
+        response = last if last is None or last is LATER else (last[0], last[1])
+    meta = obj.isMeta is True or obj.isCompactSummary is True
+    prompt = kind == "user" and not results and not meta
+    return Branch(parent, answers, response, prompt, error)
 
 
 def continues_words(first: int) -> str:
@@ -337,6 +470,8 @@ class ClaudeBatch:
     """The last line of the batch with each of `uuid_keys`."""
     last_uuid: str | None = None
     """The last conversation line's `uuid` (None: the batch has none)."""
+    last_error: int | None = None
+    """That line, when it is a failed API call's (`API_ERROR`)."""
     response: tuple[object, object, int] | Later | None = LATER
     """(message id, request id, first line) of the last assistant line's response
     (`HEAD_FIRST`: the first assistant line's); LATER when the batch has no assistant line."""
@@ -368,9 +503,11 @@ def map_claude(
     tools: dict[str, str] = {}  # tool_use id -> tool name, as the batch's lines so far say
     tool_key, tool_line = b.tool_keys.append, b.tool_lines.append
     uuids: dict[str, int] = {}  # each conversation line's uuid -> the last line so far with it
+    turns: dict[int, tuple[Response | None, list[str]]] = {}  # assistant line -> its response, ids
     later = b.notes_later.append
     envelopes = 0
     previous: str | Later | None = LATER
+    error: int | Later | None = LATER  # the line before, if a failed API call's
     response: tuple[object, object, int] | Later | None = LATER
     lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, _, _, obj in lines:
@@ -384,20 +521,24 @@ def map_claude(
             if kind == "content-replacement":
                 _replacements(b, line, obj.replacements)
             continue
-        # The uuid tree: a line whose parent is not the line before is a branch.
+        # The uuid tree: a line whose parent is not the line before may be a branch.
         uuid = obj.uuid
         notes: list[Note] | None = None
         if type(uuid) is str:
             parent = obj.parentUuid
-            if type(parent) is str and parent != previous:
+            if type(parent) is str and parent != previous and parent != obj.sourceToolAssistantUUID:
+                fork = branch(obj, kind, parent, response, error)
                 if previous is LATER:
-                    notes = (notes or []) + [(FIRST_BRANCH, parent)]
+                    notes = (notes or []) + [(FIRST_BRANCH, fork)]
                 elif previous is not None:
                     at = uuids.get(parent)
-                    note: Note = branch_words(at) if at is not None else (BRANCH, parent)
-                    notes = (notes or []) + [note]
+                    if at is None:
+                        notes = (notes or []) + [(BRANCH, fork)]
+                    elif not fork.parented_by(*turns.get(at, (None, ()))):
+                        notes = (notes or []) + [fork.words(at)]
             uuids[uuid] = line
             previous = uuid
+            error = line if kind == "system" and obj.subtype == API_ERROR else None
         if kind == "user":
             if obj.isCompactSummary is True:
                 notes = (notes or []) + [SUMMARY]
@@ -421,16 +562,19 @@ def map_claude(
                     note = continues_words(begins) if begins != HEAD_FIRST else (HEAD,)
                     notes = (notes or []) + [note]
                 response = (msg_id, request, begins)
+            called: list[str] = []
             if type(message) is Message and type(message.content) is list:
                 for block in message.content:
                     if type(block) is Block and block.type == "tool_use":
                         tid, name = block.id, block.name
                         if type(tid) is str:
+                            called.append(tid)
                             ids.add(tid)
                             if type(name) is str:
                                 tools[tid] = name
                                 tool_key(keys(tid))
                                 tool_line(line)
+            turns[line] = (response[:2] if type(response) is tuple else None, called)
         elif obj.subtype == "compact_boundary":
             meta = obj.compactMetadata
             trigger = meta.trigger if type(meta) is CompactMetadata else None
@@ -449,6 +593,7 @@ def map_claude(
     b.envelopes = envelopes
     b.types = dict(Counter(kinds))
     b.last_uuid = previous if type(previous) is str else None
+    b.last_error = error if type(error) is int else None
     b.uuid_keys = array(KEY_CODE, map(keys, uuids))
     b.uuid_lines = array("q", uuids.values())
     b.response = response

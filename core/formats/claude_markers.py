@@ -1,7 +1,8 @@
 """Claude Code's spill markers: the exact texts, found in what the model saw.
 
 Every form in `CLAUDE_CODE.md` ("The spill marker") is recognised here, by
-shape, without trusting it: the path is of another machine and only its
+shape and at the place Claude Code writes it (the same words quoted inside a
+document the agent read are text), without trusting it: the path is of another machine and only its
 basename is ever used, and the preview and size are claims the rules in
 `core.formats.rules` check against the sidecar. Also here: Claude Code's
 `formatFileSize` and its preview rule, which those checks need.
@@ -21,6 +22,7 @@ _PERSISTED_RE = re.compile(
     r"<persisted-output>\nOutput too large \((?P<size>[^)\n]{1,40})\)\. "
     r"Full output saved to: (?P<path>[^\n]*)\n\nPreview \((?P<label>[^)\n]{0,40})\):\n"
 )
+_OPEN = "<persisted-output>"
 _CLOSE = "</persisted-output>"
 #: About 2.0.60–2.1.1.
 _SAVED_RE = re.compile(
@@ -28,14 +30,28 @@ _SAVED_RE = re.compile(
     r"Use Read to view</persisted-output>"
 )
 #: MCP results over the token limit (not wrapped in a tag).
+_MCP_START = "Error: result ("
 _MCP_RE = re.compile(
     r"Error: result \((?P<chars>[0-9][0-9,]*) characters\) exceeds maximum allowed tokens\. "
     r"Output has been saved to (?P<path>[^\n]*)"
 )
-#: Before 2.1.2, Bash cut the middle with nothing stored.
-_TRUNCATED_RE = re.compile(r"\.\.\. \[(?P<chars>[0-9][0-9,]*) characters truncated\] \.\.\.")
+#: Before 2.1.2, Bash cut the middle with nothing stored: `head\n\n<this>\n\ntail`.
+_TRUNCATED = " characters truncated] ..."
+_TRUNCATED_RE = re.compile(
+    r"^\.\.\. \[(?P<chars>[0-9][0-9,]*) characters truncated\] \.\.\.$", re.MULTILINE
+)
 #: Microcompaction's stand-in (request only).
 _CLEARED = "[Old tool result content cleared]"
+#: Grep (ripgrep's `--max-columns`) writes this instead of a line too long to show, after
+#: the line's `path:`/`lineno:` prefix if it has one (`-` ends a context line's prefix).
+_OMITTED = "[Omitted long "
+_OMITTED_RE = re.compile(
+    r"^(?:[^\n]*(?P<sep>[:-]))?(?P<text>\[Omitted long (?P<what>matching|context) line\])$",
+    re.MULTILINE,
+)
+_OMITTED_FORMS = {"matching": SpillForm.OMITTED_MATCH, "context": SpillForm.OMITTED_CONTEXT}
+#: The separator ripgrep ends each kind of line's prefix with.
+_OMITTED_SEPS = {"matching": ":", "context": "-"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,72 +74,96 @@ class FoundSpill:
         """The sidecar's basename: the path split on both `/` and `\\`."""
         return basename(self.path) if self.path is not None else None
 
+    @property
+    def cut_words(self) -> str | None:
+        """What the marker says was cut (or saved), in words; None where it does not say."""
+        if self.form is SpillForm.CLEARED:
+            return "the whole old result (microcompaction)"
+        if self.form is SpillForm.OMITTED_MATCH:
+            return "one matching line too long for Grep"
+        if self.form is SpillForm.OMITTED_CONTEXT:
+            return "one context line too long for Grep"
+        if self.cut is None:
+            return None
+        return f"{self.cut:,} characters"
+
 
 def basename(path: str) -> str:
     """The last component of a path of any machine (POSIX or Windows)."""
     return re.split(r"[/\\]", path.rstrip("/\\"))[-1] if path.strip("/\\") else ""
 
 
-def _persisted(text: str) -> list[FoundSpill]:
-    out: list[FoundSpill] = []
-    taken = 0
-    for m in _PERSISTED_RE.finditer(text):
-        if m.start() < taken:
-            continue  # a marker quoted inside the previous one's preview
-        # Claude Code replaces the whole result with the marker, so one that opens
-        # the text closes at its last tag: a preview that quotes a marker (a tool
-        # that printed a session) holds that marker's closing tag too.
-        close = text.rfind(_CLOSE) if m.start() == 0 else text.find(_CLOSE, m.end())
-        if close < m.end():
-            continue
-        taken = close + len(_CLOSE)
-        body = text[m.end() : close]
-        has_more = body.endswith("\n...\n")
-        preview = body[: -len("\n...\n")] if has_more else body.removesuffix("\n")
-        out.append(
-            FoundSpill(
-                m.start(),
-                close + len(_CLOSE),
-                SpillForm.PERSISTED,
-                path=m["path"],
-                size_text=m["size"],
-                preview=preview,
-                has_more=has_more,
-            )
-        )
-    return out
+def _persisted(text: str) -> FoundSpill | None:
+    """The 2.1.2+ marker, when it is the whole result (it opens the text).
+
+    Claude Code replaces the whole result with the marker, so it closes at the
+    text's last tag: a preview that quotes a marker (a tool that printed a
+    session) holds that marker's closing tag too.
+    """
+    m = _PERSISTED_RE.match(text)
+    if m is None:
+        return None
+    close = text.rfind(_CLOSE)
+    if close < m.end():
+        return None
+    body = text[m.end() : close]
+    has_more = body.endswith("\n...\n")
+    preview = body[: -len("\n...\n")] if has_more else body.removesuffix("\n")
+    return FoundSpill(
+        0,
+        close + len(_CLOSE),
+        SpillForm.PERSISTED,
+        path=m["path"],
+        size_text=m["size"],
+        preview=preview,
+        has_more=has_more,
+    )
+
+
+def _whole(text: str) -> FoundSpill | None:
+    """The marker that is the whole result, if the text is one (CLAUDE_CODE.md, "The spill
+    marker": `<persisted-output>` and the MCP form open the result, the cleared text is
+    all of it). The same words anywhere else are text: a document that quotes them."""
+    if text.startswith(_OPEN):
+        found = _persisted(text)
+        if found is not None:
+            return found
+        m = _SAVED_RE.match(text)
+        return FoundSpill(0, m.end(), SpillForm.SAVED, path=m["path"]) if m else None
+    if text.startswith(_MCP_START):
+        m = _MCP_RE.match(text)
+        if m is None:
+            return None
+        path = m["path"].rstrip().removesuffix(".")
+        cut = count_of(m["chars"])
+        return FoundSpill(0, m.end(), SpillForm.MCP_SAVED, path=path, cut=cut)
+    if _CLEARED in text and text.strip() == _CLEARED:
+        at = text.index(_CLEARED)
+        return FoundSpill(at, at + len(_CLEARED), SpillForm.CLEARED)
+    return None
 
 
 def find_spills(text: str) -> list[FoundSpill]:
-    """Every spill or cut marker in one text the model saw, in order of position."""
-    if "<persisted-output>" not in text and "characters" not in text and _CLEARED not in text:
-        return []
-    found = _persisted(text)
-    taken = [(f.start, f.end) for f in found]
+    """Every spill or cut marker in one text the model saw, in order of position.
 
-    def inside(start: int) -> bool:
-        return any(a <= start < b for a, b in taken)
-
-    for m in _SAVED_RE.finditer(text):
-        if not inside(m.start()):
-            found.append(FoundSpill(m.start(), m.end(), SpillForm.SAVED, path=m["path"]))
-    for m in _MCP_RE.finditer(text):
-        if inside(m.start()):
-            continue
-        path = m["path"].rstrip().removesuffix(".")
-        cut = count_of(m["chars"])
-        found.append(FoundSpill(m.start(), m.end(), SpillForm.MCP_SAVED, path=path, cut=cut))
-    for m in _TRUNCATED_RE.finditer(text):
-        if inside(m.start()):
-            continue
-        cut = count_of(m["chars"])
-        found.append(FoundSpill(m.start(), m.end(), SpillForm.CHARS_TRUNCATED, cut=cut))
-    at = text.find(_CLEARED)
-    while at >= 0:
-        if not inside(at):
-            found.append(FoundSpill(at, at + len(_CLEARED), SpillForm.CLEARED))
-        at = text.find(_CLEARED, at + 1)
-    found.sort(key=lambda f: f.start)
+    Each form only where Claude Code writes it: the whole result (`_whole`); or,
+    outside a whole result's marker (a preview that quotes one holds text, not a
+    marker), Bash's cut standing on its own line between head and tail, and
+    Grep's omitted line, each a whole line of the output after ripgrep's prefix.
+    """
+    whole = _whole(text)
+    found = [whole] if whole is not None else []
+    after = whole.end if whole is not None else 0
+    if _TRUNCATED in text:
+        for m in _TRUNCATED_RE.finditer(text, after):
+            cut = count_of(m["chars"])
+            found.append(FoundSpill(m.start(), m.end(), SpillForm.CHARS_TRUNCATED, cut=cut))
+    if _OMITTED in text:
+        for m in _OMITTED_RE.finditer(text, after):
+            what = m["what"]
+            if m["sep"] in (None, _OMITTED_SEPS[what]):
+                found.append(FoundSpill(m.start("text"), m.end(), _OMITTED_FORMS[what]))
+        found.sort(key=lambda f: f.start)
     return found
 
 

@@ -52,18 +52,30 @@ OUTPUT_TYPES = frozenset(
     }
 )
 
+#: Each notice where Codex writes it (`codex-rs/core/src/truncate.rs`): the line and byte
+#: cuts stand on their own line (`\n[... omitted N of M lines ...]\n\n` between head and
+#: tail), as does the omitted-items notice (a text item of its own); the character and
+#: token cuts sit wherever the budget ran out, mid-line too (`head…N chars truncated…tail`).
+#: The same words quoted inside a line of output are text.
 _NOTICES: tuple[tuple[SpillForm, re.Pattern[str]], ...] = (
     (
         SpillForm.LINES_OMITTED,
-        re.compile(r"\[\.\.\. omitted (?P<n>[0-9]+) of (?P<total>[0-9]+) lines \.\.\.\]"),
+        re.compile(
+            r"^\[\.\.\. omitted (?P<n>[0-9]+) of (?P<total>[0-9]+) lines \.\.\.\]$", re.MULTILINE
+        ),
     ),
     (
         SpillForm.BYTES_TRUNCATED,
-        re.compile(r"\[\.\.\. output truncated to fit (?P<n>[0-9]+) bytes \.\.\.\]"),
+        re.compile(
+            r"^\[\.\.\. output truncated to fit (?P<n>[0-9]+) bytes \.\.\.\]$", re.MULTILINE
+        ),
     ),
     (SpillForm.CHARS_CUT, re.compile("\u2026(?P<n>[0-9]+) chars truncated\u2026")),
     (SpillForm.TOKENS_CUT, re.compile("\u2026(?P<n>[0-9]+) tokens truncated\u2026")),
-    (SpillForm.ITEMS_OMITTED, re.compile(r"\[omitted (?P<n>[0-9]+) text items \.\.\.\]")),
+    (
+        SpillForm.ITEMS_OMITTED,
+        re.compile(r"^\[omitted (?P<n>[0-9]+) text items \.\.\.\]$", re.MULTILINE),
+    ),
 )
 _PREFIX = re.compile(
     r"\A(?:Warning: truncated output \(original token count: (?P<tokens>[0-9]+)\)\n)?"

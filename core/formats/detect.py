@@ -144,11 +144,44 @@ def expected_message(path: Path, detection: Detection) -> str:
     )
 
 
-def _describe(line: bytes) -> str:
+#: The keys of an older Gemini CLI chat, `session-*.json`: one JSON document
+#: (`ConversationRecord`; OTHER_AGENTS.md, "Gemini CLI"), by the pretty-printed key lines
+#: near its top when it is too big to parse within `SNIFF_BYTES`.
+GEMINI_KEYS = ("sessionId", "projectHash", "messages")
+_GEMINI_KEY_LINES = tuple(
+    re.compile(rb'^\s*"' + key.encode() + rb'"\s*:', re.MULTILINE) for key in GEMINI_KEYS
+)
+
+
+def _document(first: bytes, head: bytes, complete: bool) -> str | None:
+    """What a file whose first line is not JSON is, if it is one JSON document over several
+    lines (pretty-printed) rather than JSON lines; None if it is not.
+
+    Decided within the sniffed bytes: a file read whole is parsed whole; a bigger one
+    only starts like a document (its first line opens an object or a list alone).
+    """
+    if complete:
+        try:
+            value = json.loads(head)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return None
+        whole = "it is one JSON document, not JSON lines"
+        if isinstance(value, dict) and all(k in value for k in GEMINI_KEYS):
+            return f"{whole}: an older Gemini CLI chat (session-*.json)"
+        return whole
+    if first.strip() not in (b"{", b"["):
+        return None
+    looks = "it starts like one JSON document written over many lines, not JSON lines"
+    if all(key.search(head, 0, 65536) for key in _GEMINI_KEY_LINES):
+        return f"{looks}: an older Gemini CLI chat (session-*.json)"
+    return looks
+
+
+def _describe(line: bytes, head: bytes, complete: bool) -> str:
     try:
         value = json.loads(line)
     except (ValueError, UnicodeDecodeError):
-        return "its first line is not JSON"
+        return _document(line, head, complete) or "its first line is not JSON"
     if isinstance(value, dict):
         keys = ", ".join(sorted(str(k) for k in value)[:4])
         return f"its first line is a JSON object with keys {keys or 'none'}"
@@ -207,7 +240,7 @@ def sniff(head: bytes, *, complete: bool) -> Detection:
     for fmt, pattern in _PREFIX_SIGNATURES:
         if pattern.search(first[:65536]):
             return Detection(fmt, f"its first line starts like a {fmt.value} line")
-    return Detection(None, _describe(first))
+    return Detection(None, _describe(first, head, complete))
 
 
 def detect(path: str | os.PathLike[str]) -> Detection:

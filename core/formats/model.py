@@ -35,6 +35,11 @@ class SpillForm(StrEnum):
     """Before 2.1.2, Bash cut the middle: `... [N characters truncated] ...`; nothing kept."""
     CLEARED = "content-cleared"
     """`[Old tool result content cleared]`: microcompaction's stand-in."""
+    OMITTED_MATCH = "omitted-matching-line"
+    """`[Omitted long matching line]`: Grep (ripgrep's `--max-columns`) left out a matching
+    line too long to show; stored nowhere."""
+    OMITTED_CONTEXT = "omitted-context-line"
+    """`[Omitted long context line]`: the same, for a context line (`-A`/`-B`/`-C`)."""
     # Codex
     LINES_OMITTED = "lines-omitted"
     BYTES_TRUNCATED = "bytes-truncated"
@@ -93,7 +98,11 @@ class SpillSite:
     persisted_name: str | None = None
     """The basename of Bash's `toolUseResult.persistedOutputPath`."""
     inline_chars: int | None = None
-    """Length of `toolUseResult.stdout` when the full output was also written inline."""
+    """Length of the full output when it was also written inline in Claude Code's own
+    record, in `inline_field`."""
+    inline_field: str | None = None
+    """Where in the line the inline copy is: `toolUseResult.stdout`, `toolUseResult.content`,
+    `toolUseResult.result`, or `toolUseResult` itself (`claude_lines.output_copy`)."""
     replaced_at: int | None = None
     """The `content-replacement` line whose text this marker is in (what the model saw)."""
     text: str = ""

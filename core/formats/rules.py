@@ -51,6 +51,8 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
             if fc.detail.startswith("the artifact directory")
             else "no such file in the session's tool-results/"
         )
+        if site.inline_field is not None:
+            where += f"; Claude Code's own record ({site.inline_field}) holds the full output"
         return MarkerState.MISSING, [Finding("missing-artifact", line, name, where)]
     if fc.state is FileState.UNREADABLE:
         return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
@@ -75,6 +77,18 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
     if size is not None:
         return MarkerState.SIZE_MISMATCH, [size, *notes]
     return MarkerState.MATCHES, notes
+
+
+def record_copy(site: SpillSite, state: MarkerState) -> str | None:
+    """Where the full output is read when its sidecar is missing: the field of Claude Code's
+    own record that holds it inline (`SpillSite.inline_field`), which is what enter opens
+    and what the marker's words name instead of the sidecar. None: the sidecar is there
+    (or not checked yet), or no record holds the output.
+
+    The record is not what the model saw (it saw the preview) nor the sidecar: whoever
+    shows it says so.
+    """
+    return site.inline_field if state is MarkerState.MISSING else None
 
 
 def _size_finding(site: SpillSite, fc: FileCheck) -> Finding | None:
@@ -262,7 +276,7 @@ def site_notes(site: SpillSite) -> list[Finding]:
                 line,
                 name,
                 f"the full output ({site.inline_chars:,} chars) is also written inline "
-                "in toolUseResult.stdout; the model saw only the preview",
+                f"in {site.inline_field or 'toolUseResult'}; the model saw only the preview",
             )
         )
     return out

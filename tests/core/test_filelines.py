@@ -233,3 +233,27 @@ def test_twenty_megabytes(tmp_path: Path) -> None:
         assert fl.row(last).startswith("000000999 ")
         assert fl.row_span(last) == (size - line_len, size - 1)
         assert fl.row_of_offset(size // 2) == (size // 2) // line_len
+
+
+@pytest.mark.parametrize("row_bytes", [4, 7, 64, 2048])
+def test_bytes_given_are_rows_as_the_same_file_would_be(tmp_path: Path, row_bytes: int) -> None:
+    """A text held in memory (a transcript line's field, decoded) is shown as a file is:
+    the same rows, spans, tail and offsets; nothing is opened, and closing ends reads."""
+    data = ("line é 日本\n" * 40 + "x" * 300 + "\n\nend").encode() * 200  # past a checkpoint
+    nowhere = tmp_path / "no-such-file"
+    with lines_of(write(tmp_path, data), row_bytes=row_bytes) as f:
+        with FileLines(nowhere, row_bytes=row_bytes, data=data) as m:
+            assert m.path == nowhere and m.size == len(data)
+            assert m.index(max_bytes=5000) is False  # indexed in steps, as a file is
+            assert m.index() is True
+            assert m.row_count == f.row_count
+            assert all_rows(m) == all_rows(f)
+            assert [m.row_span(i) for i in range(m.row_count)] == [
+                f.row_span(i) for i in range(f.row_count)
+            ]
+            assert m.tail_rows() == f.tail_rows()
+            assert m.row_of_offset(len(data) // 2) == f.row_of_offset(len(data) // 2)
+        assert m.closed
+        with pytest.raises(ValueError):
+            m.row(0)
+    assert not nowhere.exists()

@@ -8,8 +8,8 @@ right; `test_session_passes.py` checks that the fast passes (msgspec shapes,
 batches mapped anywhere, folded in order) give exactly what these give.
 
 Only what a marker *is* (`find_spills`, `find_notices`, `make_site`,
-`site_notes`) and where a session's files are come from the library: those are
-the same functions either way, not what the fast path changed.
+`site_notes`, `output_copy`) and where a session's files are come from the library:
+those are the same functions either way, not what the fast path changed.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from transcript_view.core.formats.claude_code import (
     session_files,
     sidecar_dir,
 )
-from transcript_view.core.formats.claude_lines import ResultContext, make_site
+from transcript_view.core.formats.claude_lines import ResultContext, make_site, output_copy
 from transcript_view.core.formats.claude_markers import basename, find_spills
 from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
 from transcript_view.core.formats.detect import Format
@@ -83,7 +83,9 @@ class PlainClaude:
     replacements: list[tuple[int, str, str]] = field(default_factory=list)
     uuid_line: dict[str, int] = field(default_factory=dict)
     previous_uuid: str | None = None
+    previous_error: int | None = None
     response: tuple[object, object, int] | None = None
+    turn_at: dict[int, tuple[tuple[object, object] | None, list[str]]] = field(default_factory=dict)
 
     def feed(self, line: int, offset: int, raw: bytes, is_last: bool) -> None:
         a = self.analysis
@@ -110,7 +112,8 @@ class PlainClaude:
 
     def _tree(self, line: int, obj: Mapping[str, Any]) -> None:
         uuid = obj.get("uuid")
-        if not isinstance(uuid, str) or obj.get("type") not in _CONVERSATION:
+        kind = obj.get("type")
+        if not isinstance(uuid, str) or kind not in _CONVERSATION:
             return
         parent = obj.get("parentUuid")
         if (
@@ -118,19 +121,52 @@ class PlainClaude:
             and self.previous_uuid is not None
             and parent != self.previous_uuid
             and parent in self.uuid_line
+            and parent != obj.get("sourceToolAssistantUUID")
         ):
-            self.analysis.tag(
-                line,
-                f"branches from line {self.uuid_line[parent]:,}, not the line before it "
-                "(a rewind, retry or fork)",
-            )
+            at = self.uuid_line[parent]
+            self._branch(line, obj, at)
         self.uuid_line[uuid] = line
         self.previous_uuid = uuid
+        api_error = kind == "system" and obj.get("subtype") == "api_error"
+        self.previous_error = line if api_error else None
+
+    def _branch(self, line: int, obj: Mapping[str, Any], at: int) -> None:
+        """A parent that is not the line before: a branch unless it holds a tool_use the
+        line answers or is a line of its response (the line's own, for an assistant line;
+        the last assistant line's, for a line of tool results)."""
+        message = obj.get("message")
+        content = message.get("content") if isinstance(message, Mapping) else None
+        blocks = content if isinstance(content, list) else []
+        results = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+        answers = {b["tool_use_id"] for b in results if isinstance(b.get("tool_use_id"), str)}
+        mine: tuple[object, object] | None = None
+        if obj.get("type") == "assistant":
+            msg_id = message.get("id") if isinstance(message, Mapping) else None
+            mine = (msg_id, obj.get("requestId")) if msg_id is not None else None
+        elif results and self.response is not None:
+            mine = self.response[:2]
+        theirs, called = self.turn_at.get(at, (None, []))
+        if (theirs is not None and theirs == mine) or any(t in answers for t in called):
+            return
+        if (
+            obj.get("type") == "user"
+            and not results
+            and obj.get("isMeta") is not True
+            and obj.get("isCompactSummary") is not True
+        ):
+            why = "a prompt sent again after a rewind"
+        elif self.previous_error is not None:
+            why = f"a retry after the failed API call on line {self.previous_error:,}"
+        else:
+            why = "a rewind, retry or fork"
+        self.analysis.tag(line, f"branches from line {at:,}, not the line before it ({why})")
 
     def _assistant(self, line: int, obj: Mapping[str, Any]) -> None:
         message = obj.get("message")
         msg_id = message.get("id") if isinstance(message, Mapping) else None
         request = obj.get("requestId")
+        called: list[str] = []
+        self.turn_at[line] = ((msg_id, request) if msg_id is not None else None, called)
         if msg_id is not None and self.response is not None:
             last_id, last_request, first = self.response
             if (msg_id, request) == (last_id, last_request):
@@ -144,6 +180,7 @@ class PlainClaude:
             if isinstance(block, Mapping) and block.get("type") == "tool_use":
                 tid, name = block.get("id"), block.get("name")
                 if isinstance(tid, str):
+                    called.append(tid)
                     self.ids.add(tid)
                     if isinstance(name, str):
                         self.tools[tid] = name
@@ -179,8 +216,8 @@ class PlainClaude:
                 or "persistedOutputPath" in extra
                 or (tool is None and isinstance(stdout, str) and "stderr" in extra)
             )
-            chars = len(stdout) if isinstance(stdout, str) else None
-            ctx = ResultContext(tid, tool, bash, persisted_size, persisted_name, chars)
+            copy = output_copy(tur)
+            ctx = ResultContext(tid, tool, bash, persisted_size, persisted_name, copy)
             sites = by_result.setdefault(tid or "", (ctx, []))[1]
             for found in find_spills(text):
                 site = make_site(line, base, b, part, text, found, ctx)

@@ -258,6 +258,56 @@ def test_cuts_with_nothing_stored_are_markers_with_notes(session: ClaudeSession)
     assert report.errors == 0 and report.warnings == 0
 
 
+#: Grep's output (ripgrep, `--max-columns`): each too-long line replaced after its prefix.
+GREP_OUTPUT = "\n".join(
+    [
+        "src/app.ts:12:const x = 1;",
+        "dist/app.min.js:1:[Omitted long matching line]",
+        "dist/app.min.js-2-[Omitted long context line]",
+        "C:\\proj\\data\\index.json:1:[Omitted long matching line]",
+        "notes.md:3:see [Omitted long matching line] above",
+        "notes.md:4-[Omitted long matching line]",
+    ]
+)
+
+
+def test_grep_omitted_lines_are_found_after_ripgreps_prefix_each_one_a_marker() -> None:
+    """ripgrep writes the bracket in place of the line's content, after its `path:lineno:`
+    prefix (`-` for a context line); in a sentence, or after the wrong separator, it is
+    text."""
+    found = find_spills(GREP_OUTPUT)
+    assert [(f.form, GREP_OUTPUT[f.start : f.end]) for f in found] == [
+        (SpillForm.OMITTED_MATCH, "[Omitted long matching line]"),
+        (SpillForm.OMITTED_CONTEXT, "[Omitted long context line]"),
+        (SpillForm.OMITTED_MATCH, "[Omitted long matching line]"),
+    ]
+    assert GREP_OUTPUT[found[0].start - len("dist/app.min.js:1:") : found[0].start] == (
+        "dist/app.min.js:1:"
+    )
+    assert [f.form for f in find_spills("42:[Omitted long matching line]")] == [
+        SpillForm.OMITTED_MATCH
+    ]
+    assert [f.form for f in find_spills("[Omitted long matching line]")] == [
+        SpillForm.OMITTED_MATCH
+    ]
+
+
+def test_grep_omitted_lines_are_not_stored_cuts_counted_one_each(session: ClaudeSession) -> None:
+    session.tool_use("toolu_01", "Grep", {"pattern": "x", "output_mode": "content"})
+    session.tool_result("toolu_01", GREP_OUTPUT)
+    report = verify(session.write())
+    assert report.markers == 3
+    assert _states(report) == ["not stored"] * 3
+    assert _kinds(report) == [("not-stored", 3)] * 3
+    messages = [f.message for f in report.findings]
+    assert messages[0] == (
+        "one matching line too long for Grep cut from what the model saw, "
+        "and not stored anywhere"
+    )
+    assert "one context line too long for Grep" in messages[1]
+    assert report.errors == 0 and report.warnings == 0
+
+
 def test_the_full_output_also_inline_is_a_note_saying_the_model_saw_the_preview(
     session: ClaudeSession,
 ) -> None:
@@ -265,6 +315,45 @@ def test_the_full_output_also_inline_is_a_note_saying_the_model_saw_the_preview(
     report = verify(session.write())
     assert _kinds(report) == [("inline-duplicate", 3)]
     assert "the model saw only the preview" in report.findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("inline", "field"),
+    [
+        (True, "toolUseResult.stdout"),
+        ("content", "toolUseResult.content"),
+        ("blocks", "toolUseResult.content"),
+        ("result", "toolUseResult.result"),
+        ("record", "toolUseResult"),
+    ],
+)
+def test_an_inline_copy_is_noted_wherever_claude_codes_record_holds_it(
+    session: ClaudeSession, inline: bool | str, field: str
+) -> None:
+    """Issue 26, item 14: not only Bash's `stdout`; the note says which field holds it."""
+    full = numbered(1500)  # 90,000 characters
+    session.spill("toolu_01", full, inline=inline)
+    report = verify(session.write())
+    assert _kinds(report) == [("inline-duplicate", 3)]
+    assert report.findings[0].message == (
+        f"the full output ({len(full):,} chars) is also written inline in {field}; "
+        "the model saw only the preview"
+    )
+    (site,) = report.analysis.excerpt_sites
+    assert (site.inline_field, site.inline_chars) == (field, len(full))
+
+
+def test_a_record_holding_only_the_preview_or_other_big_fields_is_no_inline_copy(
+    session: ClaudeSession,
+) -> None:
+    """Bash's `stdout` as the preview (2.1.2+), an Edit-like `originalFile`, a big `stderr`:
+    none is the output the model was given the preview of."""
+    full = numbered(1500)
+    session.bash_spill("toolu_01", "bq1", full)  # stdout: the preview only
+    session.spill("toolu_02", full)
+    session.lines[-1]["toolUseResult"] = {"originalFile": full, "stderr": full, "content": 7}
+    report = verify(session.write())
+    assert [k for k, _ in _kinds(report)] == []
 
 
 def test_a_content_replacement_is_what_the_model_saw(session: ClaudeSession) -> None:
@@ -368,7 +457,7 @@ def test_the_pass_tags_continued_responses_branches_compactions_and_subagents() 
     tags = {line: " | ".join(words) for line, words in analysis.tags.items()}
     said = "\n".join(tags.values())
     assert "continues the response that starts on line 2" in tags[3]
-    assert "branches from line" in said and "(a rewind, retry or fork)" in said
+    assert "branches from line" in said and "(a prompt sent again after a rewind)" in said
     assert "compaction (auto); the conversation through line" in said
     assert "the compaction's summary" in said
     links = analysis.links
@@ -441,8 +530,9 @@ def test_the_pass_keeps_no_inline_output(session: ClaudeSession) -> None:
     from transcript_view.core.formats.readers import analyse_as
     from transcript_view.core.transcript import Transcript
 
-    for i in range(24):
-        session.spill(f"toolu_{i:02d}", numbered(20000), inline=True)  # ~1.2 MB each
+    for i in range(24):  # ~1.2 MB each, in every place Claude Code's record holds it
+        inline = [True, "content", "blocks", "result", "record"][i % 5]
+        session.spill(f"toolu_{i:02d}", numbered(20000), inline=inline)
     path = session.write()
     with Transcript(path) as t:
         t.build_index()

@@ -80,3 +80,71 @@ def test_forcing_a_format_skips_the_sniffing(tmp_path: Path) -> None:
     path.write_text('{"name": "x"}\n')
     report = verify(path, format=Format.CODEX)
     assert report.format is Format.CODEX and report.markers == 0 and report.errors == 0
+
+
+def _gemini_chat(messages: int) -> dict[str, object]:
+    """An older Gemini CLI chat, `session-*.json` (OTHER_AGENTS.md): one JSON document."""
+    return {
+        "sessionId": "8d1f6c2a-0000-4000-8000-000000000001",
+        "projectHash": "3f" * 32,
+        "startTime": "2025-11-02T10:00:00.000Z",
+        "lastUpdated": "2025-11-02T10:05:00.000Z",
+        "messages": [
+            {"id": f"m{i}", "timestamp": "2025-11-02T10:00:00.000Z", "type": "user",
+             "content": f"question {i} " + "x" * 200}
+            for i in range(messages)
+        ],
+    }  # fmt: skip
+
+
+def _refusals(path: Path) -> tuple[str, str]:
+    """The one line `--check --json` and the viewer each refuse `path` with (exit 2)."""
+    import contextlib
+    import io
+
+    from transcript_view.cli import main
+
+    said = []
+    for argv in (["--check", "--json", str(path)], [str(path)]):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            assert main(argv) == 2
+        assert err.getvalue().count("\n") == 1, err.getvalue()
+        said.append(err.getvalue())
+        if argv[0] == "--check":
+            (row,) = [json.loads(line) for line in out.getvalue().splitlines()]
+            assert row == {"transcript": str(path), "error": err.getvalue()[17:-1]}
+    return said[0], said[1]
+
+
+@pytest.mark.parametrize(
+    ("document", "says"),
+    [
+        (_gemini_chat(3), "it is one JSON document, not JSON lines: an older Gemini CLI chat"),
+        ({"name": "x", "items": [1, 2]}, "it is one JSON document, not JSON lines;"),
+        ([{"a": 1}, {"b": 2}], "it is one JSON document, not JSON lines;"),
+        (
+            _gemini_chat(6000),  # past the sniff budget: known by how it starts
+            "it starts like one JSON document written over many lines, not JSON lines: "
+            "an older Gemini CLI chat",
+        ),
+    ],
+)
+def test_a_json_document_is_refused_as_one_not_as_bad_json_lines(
+    tmp_path: Path, document: object, says: str
+) -> None:
+    """Issue 26, item 11: a pretty-printed JSON document is JSON, not JSON lines; say so,
+    and name the agent that writes it where its keys tell."""
+    path = tmp_path / "session-2025-11-02T10-00-8d1f6c2a.json"
+    path.write_text(json.dumps(document, indent=2))
+    assert (path.stat().st_size > SNIFF_BYTES) == ("starts like" in says)
+    detection = detect(path)
+    assert detection.format is None and says.rstrip(";") in detection.reason
+    check, viewer = _refusals(path)
+    assert check == viewer and says in check and "its first line is not JSON" not in check
+
+
+def test_a_file_of_json_lines_whose_first_line_is_bad_is_still_said_so(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{\n"a": 1\n')  # opens like a document, is none
+    assert detect(path).reason == "its first line is not JSON"

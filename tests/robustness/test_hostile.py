@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from _hostile import CASES, Case
+from _hostile import CASES, QUOTED_MARKERS, Case
 
 from transcript_view.cli import main
 
@@ -58,10 +58,14 @@ def test_check_on_hostile_input(case: Case, tmp_path: Path) -> None:
         assert "Traceback" not in err
         # One object for the PATH, in its place: the words of the line on stderr.
         assert rows == [{"transcript": str(path), "error": err[len("transcript-view: ") : -1]}]
+        if case.name == "json-document":
+            assert "one JSON document, not JSON lines: an older Gemini CLI chat" in err
         return
     (row,) = rows
     if case.name == "two-markers-one-file":
         assert (row["markers"], row["verified"]) == (2, 2)
+    if case.name in QUOTED_MARKERS:
+        assert (row["markers"], row["findings"]) == (0, [])
     kinds = sorted({f["kind"] for f in row["findings"]})  # type: ignore[index, union-attr]
     if case.exact:
         errors_and_warnings = sorted(

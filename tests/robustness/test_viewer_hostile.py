@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _hostile import CASES, Case
+from _hostile import CASES, QUOTED_MARKERS, Case
 from _pilot import settle, sync
 from _support import EXAMPLES
 from rich.style import Style
@@ -142,6 +142,11 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
             check_ansi_rendering(strips, texts)
         if case.name in ("sgr", "claude-sgr", "codex-sgr"):
             check_sgr_rendering(case.name, strips, texts)
+        if case.name in QUOTED_MARKERS:
+            doc = view.doc
+            kinds = {r.kind for i in range(doc.total_rows) if (r := doc.row(i)) is not None}
+            assert "marker" not in kinds and screen.header.markers == 0
+            assert "[Old tool result content cleared]" in "\n".join(texts) or "codex" in case.name
         # The model view builds and renders too.
         await pilot.press("m")
         await settle(pilot)

@@ -148,7 +148,7 @@ def test_a_line_with_a_marker_is_counted_as_the_view_builds_it(tmp_path: Path) -
                 {
                     "type": "tool_result",
                     "tool_use_id": "toolu_1",
-                    "content": "head\n[Old tool result content cleared]",
+                    "content": "head\n\n... [1,200 characters truncated] ...\n\ntail",
                 }
             ],
         },

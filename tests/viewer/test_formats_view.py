@@ -351,3 +351,104 @@ async def test_question_mark_on_the_sessions_screen_lists_its_keys() -> None:
         await pilot.press("question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
+
+
+@sync
+async def test_grep_omitted_lines_are_not_stored_marker_rows_counted_as_check_counts(
+    tmp_path: Path,
+) -> None:
+    """Issue 26, item 9: the viewer draws and counts each `[Omitted long matching line]`
+    as `--check` does, with its "not stored" badge; the line's prefix stays text."""
+    from _sessions import ClaudeSession
+
+    from transcript_view.core.report import verify
+
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("find it")
+    s.tool_use("toolu_G", "Grep", {"pattern": "init", "output_mode": "content"})
+    s.tool_result(
+        "toolu_G",
+        "src/a.ts:3:init()\ndist/a.min.js:1:[Omitted long matching line]\n"
+        "dist/b.min.js:7:[Omitted long matching line]",
+    )
+    path = s.write()
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.state.ledger is not None
+        assert screen.header.markers == verify(path).markers == 2
+        assert screen.state.ledger.states() == [MarkerState.NOT_STORED] * 2
+        source = screen.view.doc.source
+        rows = [r for i in range(source.available()) for r in source.build(i).text_rows()]
+        markers = [r.text.plain for r in rows if r.kind == "marker" and not r.cont]
+        assert len(markers) == 2
+        for marker in markers:
+            assert "○ not stored" in marker and "one matching line too long for Grep" in marker
+        assert "dist/a.min.js:1:" in _text(screen)
+
+
+@sync
+async def test_enter_on_a_missing_sidecar_opens_claude_codes_own_record_of_the_output(
+    tmp_path: Path,
+) -> None:
+    """Issue 26, item 5: a missing sidecar whose output Claude Code also wrote in its own
+    record does not promise the sidecar: its marker says the file is missing and which
+    field holds the output, and enter opens that field, labelled as the agent's record.
+    One with no such copy says the file is missing and promises nothing."""
+    from _sessions import ClaudeSession, numbered
+
+    from transcript_view.core.report import verify
+    from transcript_view.viewer.inline import RecordCopy
+
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("go")
+    full = numbered(1500)
+    s.spill("toolu_GONE", full, write_file=False, inline="content")
+    s.spill("toolu_LOST", numbered(300), write_file=False)
+    path = s.write()
+    report = verify(path)
+    assert [f.message for f in report.findings if f.kind == "missing-artifact"] == [
+        "the session has no tool-results/ directory; Claude Code's own record "
+        "(toolUseResult.content) holds the full output",
+        "the session has no tool-results/ directory",
+    ]
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.state.ledger is not None
+        assert screen.state.ledger.states() == [MarkerState.MISSING] * 2
+        source = screen.view.doc.source
+        rows = [r for i in range(source.available()) for r in source.build(i).text_rows()]
+        said: dict[object, str] = {}  # each marker's words, white space aside (rows wrap)
+        for r in rows:
+            if r.kind == "marker":
+                said[r.site] = said.get(r.site, "") + "".join(r.text.plain.split())
+        gone, lost = said.values()
+        expected = (
+            "the rest was saved to tool-results/toolu_GONE.txt, which is missing; "
+            "Claude Code's own record (toolUseResult.content) holds the full output "
+            "(enter opens that copy)"
+        )
+        assert gone.endswith("".join(expected.split()))
+        assert lost.endswith("tool-results/toolu_LOST.txt,whichismissing")
+        assert_counting_matches_building(screen)
+        await pilot.press("n", "enter")
+        await settle(pilot)
+        (key,) = list(screen.artifacts)
+        art = screen.artifacts[key]
+        assert isinstance(art, RecordCopy) and art.complete
+        assert b"\n".join(art.lines.row_bytes_of(i) for i in range(art.lines.row_count)) == (
+            full.rstrip("\n").encode()
+        )
+        doc = screen.view.doc
+        shown = "\n".join(r.text.plain for i in range(doc.total_rows) if (r := doc.row(i)))
+        assert "┌ Claude Code's own record toolUseResult.content  not the sidecar (missing), " \
+            "not what the model saw" in shown
+        assert "the model saw only the marker's preview, not this copy" in shown
+        assert "row 01499" in shown and "└ end of Claude Code's record" in shown
+        assert_counting_matches_building(screen)
+        await pilot.press("enter")  # closes it
+        await settle(pilot)
+        assert list(screen.artifacts) == []

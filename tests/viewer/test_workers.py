@@ -378,3 +378,48 @@ def test_close_all_releases_every_descriptor(tmp_path: Path) -> None:
     arts.opened(site.key, lines, _placeholder(run), site, MarkerState.CHECKING, WIDTH)
     arts.close_all()
     assert lines.closed and not arts and not arts.indexing(site.key)
+
+
+def test_a_missing_sidecars_record_copy_opens_and_rewraps_from_the_record(
+    tmp_path: Path,
+) -> None:
+    """Issue 26, item 5, without an App: enter on a missing sidecar whose output Claude
+    Code's own record holds indexes that field of the marker's line (never the sidecar),
+    opened as a `RecordCopy`, and a resize re-reads the same field."""
+    from _sessions import ClaudeSession, numbered
+
+    from transcript_view.core.formats import Format
+    from transcript_view.core.formats.model import SpillSite
+    from transcript_view.core.formats.readers import analyse_as
+    from transcript_view.core.formats.rules import record_copy
+    from transcript_view.viewer.inline import RecordCopy
+
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("go")
+    full = numbered(400)
+    s.spill("toolu_GONE", full, write_file=False, inline=True)
+    path = s.write()
+    with Transcript.open(path) as t:
+        (site,) = analyse_as(t, Format.CLAUDE_CODE).sites
+        assert isinstance(site, SpillSite)
+        assert record_copy(site, MarkerState.CHECKING) is None  # not known missing yet
+        copy = record_copy(site, MarkerState.MISSING)
+        assert copy == "toolUseResult.stdout"
+        arts = InlineArtifacts()
+        job = arts.toggle(site.key, site, WIDTH, copy)
+        assert job == Index(site.key, copy, row_bytes_for(WIDTH), record=True)
+        posted: list[Message] = []
+        workers.open_record(site.key, t, copy, job.row_bytes, posted.append)
+        (opened,) = posted
+        assert isinstance(opened, ArtifactOpened) and opened.check.name == copy
+        assert opened.check.chars == len(full) and opened.lines.path == path
+        shown = arts.opened(site.key, opened.lines, opened.check, site, MarkerState.MISSING, 50)
+        assert shown == Shown(site.key, Index(site.key, copy, row_bytes_for(50), record=True))
+        assert isinstance(arts[site.key], RecordCopy)
+        assert arts[site.key].lines.row(0) == "row 00000: " + "x" * 48
+        # A field the line does not hold (the file changed under the viewer): said so.
+        posted.clear()
+        workers.open_record(site.key, t, "toolUseResult.result", 100, posted.append)
+        (failed,) = posted
+        assert isinstance(failed, ArtifactOpenFailed) and "no longer holds" in failed.reason
+        arts.close_all()
