@@ -133,6 +133,8 @@ class TranscriptHeader(Widget):
     total: reactive[int] = reactive(0)
     view_name: reactive[str] = reactive("file view")
     following: reactive[bool] = reactive(False)
+    about: reactive[str] = reactive("")
+    """What the transcript is, when its name does not say (a subagent's own file)."""
     new_lines: reactive[int] = reactive(0)
     """Following while scrolled up: lines appended below the screen since the end was seen."""
     search_status: reactive[str] = reactive("")
@@ -180,6 +182,8 @@ class TranscriptHeader(Widget):
         t.no_wrap, t.overflow = True, "ellipsis"
         t.append("\n")
         t.append(f"[{self.view_name}]", style=self._style("view"))
+        if self.about:
+            t.append("  " + visible(self.about), style=self._style("label"))
         if self.following:
             t.append("  following", style=self._style("following"))
         if self.new_lines:

@@ -36,7 +36,14 @@ from transcript_view.core.formats.model import SessionAnalysis, SpillSite
 from transcript_view.core.formats.rules import record_copy
 from transcript_view.core.markers import MarkerKind
 from transcript_view.core.records import MarkerSite, SiteKey
-from transcript_view.core.text import COPY_TOAST_SECONDS, copied, human_size, plural, visible
+from transcript_view.core.text import (
+    COPY_TOAST_SECONDS,
+    copied,
+    human_size,
+    plural,
+    short_id,
+    visible,
+)
 from transcript_view.core.transcript import Transcript, TranscriptError
 from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile
 from transcript_view.viewer import pager, workers
@@ -139,8 +146,8 @@ class TranscriptScreen(Screen[None]):
         header.name_shown = self.path.name
         subagent = subagent_of(self.path) if self.format is Format.CLAUDE_CODE else None
         if subagent is not None:
-            of = f" of session {subagent}" if subagent else ""
-            header.name_shown += f" · a subagent's transcript{of} (every line a sidechain)"
+            of = f" of session {short_id(subagent, 13)}" if subagent else ""
+            header.about = f"a subagent's transcript{of}: every line is its sidechain"
         header.words = words_for(self.format)
         self._header = header
         yield header

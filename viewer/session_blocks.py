@@ -48,6 +48,8 @@ PREVIEW_CHARS = 4000
 # `limit`, rows before it collapses).
 #: An unknown value, or an image, as one dim row.
 DIM_ROWS = 1
+#: A record of the agent's own (`core.formats.agent_records`), shown on its own rows.
+RECORD_TEXT_ROWS = 2
 #: A Claude thinking block, after its words.
 THINKING_ROWS = 3
 THINKING_WORDS = "thinking: "
@@ -270,7 +272,7 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
             b.text(title, limit=2)
         else:
             rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
-            b.text(clip(rest), style=p.dim, limit=DIM_ROWS)
+            b.text(clip(rest), style=p.dim, limit=RECORD_TEXT_ROWS)
     elif kind == "system":
         subtype = obj.get("subtype")
         head = Text("system", style=p.role("system"))

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from _pilot import settle
+from _real_shapes import parallel_session
 from _runs import BADGE_CASES, line
 from _screen_apps import SCREEN_SIZE, T0, ScreenApp, orphans_app
 from _sessions import ClaudeSession
@@ -443,3 +444,33 @@ class TestToolOutputColours:
             await settle(pilot)
 
         assert snap_compare(TranscriptApp(path), terminal_size=SIZE, run_before=expanded)
+
+
+class TestRealSessionShapes:
+    """Issue 26: real Claude Code sessions read as the conversations they were."""
+
+    def test_a_parallel_batch_with_its_progress_folded(
+        self, snap_compare: Any, tmp_path: Path
+    ) -> None:
+        """Three calls of one response, each result after its own progress records: no
+        branch note anywhere, each run of records one dim row."""
+        path = parallel_session(tmp_path / "projects" / "-Users-someone-proj")
+        assert snap_compare(TranscriptApp(path), terminal_size=SIZE, run_before=settled)
+
+    def test_the_same_batch_with_every_record(self, snap_compare: Any, tmp_path: Path) -> None:
+        """`a`: every record on its own rows, each saying it was not sent to the model."""
+        path = parallel_session(tmp_path / "projects" / "-Users-someone-proj")
+
+        async def everything(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("a")
+            await settle(pilot)
+            pilot.app.clear_notifications()
+            await settle(pilot)
+
+        assert snap_compare(TranscriptApp(path), terminal_size=SIZE, run_before=everything)
+
+    def test_a_subagent_file_says_sidechain_once(self, snap_compare: Any) -> None:
+        """A subagent's own file: its header says it is one, its lines do not repeat it."""
+        sub = CLAUDE_EXAMPLE.with_suffix("") / "subagents" / "agent-a1b2c3.jsonl"
+        assert snap_compare(TranscriptApp(sub), terminal_size=SIZE, run_before=settled)

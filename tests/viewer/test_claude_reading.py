@@ -62,8 +62,8 @@ async def test_sidechain_is_said_once_in_a_subagent_files_header(tmp_path: Path)
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
-        assert "a subagent's transcript of session" in screen.header.name_shown
-        assert "sidechain" in screen.header.name_shown
+        assert "a subagent's transcript of session" in screen.header.about
+        assert "every line is its sidechain" in screen.header.render().plain
         text = _text(screen)
         assert "test_a, test_b" in text and "sidechain" not in text
 

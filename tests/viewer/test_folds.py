@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from _pilot import settle, sync
+from _real_shapes import parallel_session
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent
-from _sessions import ClaudeSession
 
 from transcript_view.core import transcript as transcript_module
 from transcript_view.core.formats.agent_records import RecordKind, record_of
@@ -23,42 +23,6 @@ from transcript_view.viewer.context import AnalysisState, BlockContext, Expansio
 from transcript_view.viewer.folds import fold_words
 from transcript_view.viewer.main_screen import TranscriptScreen
 from transcript_view.viewer.measure import BlockRows
-
-
-def _progress(s: ClaudeSession, kind: str, tool_id: str, n: int) -> None:
-    """A `progress` line as 2.1.x writes it (no place in the uuid chain)."""
-    s.raw(
-        {
-            "type": "progress",
-            "data": {"type": kind, "hookEvent": "PreToolUse", "hookName": f"hook {n}"},
-            "toolUseID": tool_id,
-            "parentToolUseID": tool_id,
-            "uuid": f"p-{tool_id}-{n}",
-            "timestamp": "2026-01-01T00:00:00.000Z",
-            "sessionId": "s",
-        }
-    )
-
-
-def parallel_session(root: Path) -> Path:
-    """A prompt, one response calling three tools (three lines sharing a message id),
-    12 hook and 2 Bash progress lines among the results, a turn duration and a title."""
-    s = ClaudeSession(root)
-    s.user("Look at the three config files.")
-    calls = [s.tool_use(f"toolu_P{i}", "Read", {"file_path": f"c{i}.toml"}, msg_id="msg_P")
-             for i in range(3)]
-    for i, call in enumerate(calls):
-        for n in range(4):
-            _progress(s, "hook_progress", f"toolu_P{i}", n)
-        if i < 2:
-            _progress(s, "bash_progress", f"toolu_P{i}", 9)
-        result = s.tool_result(f"toolu_P{i}", f"[section {i}]\nkey = {i}\n")
-        result["parentUuid"] = call["uuid"]
-        result["sourceToolAssistantUUID"] = call["uuid"]
-    s.assistant({"type": "text", "text": "All three set key."}, msg_id="msg_Q")
-    s.raw({**s._base("system"), "subtype": "turn_duration", "durationMs": 5120})
-    s.raw({"type": "summary", "summary": "Friendly Robot Icon Identification", "leafUuid": "x"})
-    return s.write()
 
 
 def test_a_run_says_how_many_of_what_and_that_none_reached_the_model() -> None:

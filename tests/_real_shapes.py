@@ -1,0 +1,48 @@
+"""Sessions of the shapes real Claude Code writes, built from the spec (nobody's session).
+
+`parallel_session`: one response calling three tools, written as three assistant
+lines sharing a message id, each result parented on the line holding its own
+call, `progress` lines among them (CLAUDE_CODE.md, "Parallel tool calls").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _sessions import ClaudeSession
+
+
+def _progress(s: ClaudeSession, kind: str, tool_id: str, n: int) -> None:
+    """A `progress` line as 2.1.x writes it (no place in the uuid chain)."""
+    s.raw(
+        {
+            "type": "progress",
+            "data": {"type": kind, "hookEvent": "PreToolUse", "hookName": f"hook {n}"},
+            "toolUseID": tool_id,
+            "parentToolUseID": tool_id,
+            "uuid": f"p-{tool_id}-{n}",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "sessionId": "s",
+        }
+    )
+
+
+def parallel_session(root: Path) -> Path:
+    """A prompt, one response calling three tools (three lines sharing a message id),
+    12 hook and 2 Bash progress lines among the results, a turn duration and a title."""
+    s = ClaudeSession(root)
+    s.user("Look at the three config files.")
+    calls = [s.tool_use(f"toolu_P{i}", "Read", {"file_path": f"c{i}.toml"}, msg_id="msg_P")
+             for i in range(3)]
+    for i, call in enumerate(calls):
+        for n in range(4):
+            _progress(s, "hook_progress", f"toolu_P{i}", n)
+        if i < 2:
+            _progress(s, "bash_progress", f"toolu_P{i}", 9)
+        result = s.tool_result(f"toolu_P{i}", f"[section {i}]\nkey = {i}\n")
+        result["parentUuid"] = call["uuid"]
+        result["sourceToolAssistantUUID"] = call["uuid"]
+    s.assistant({"type": "text", "text": "All three set key."}, msg_id="msg_Q")
+    s.raw({**s._base("system"), "subtype": "turn_duration", "durationMs": 5120})
+    s.raw({"type": "summary", "summary": "Friendly Robot Icon Identification", "leafUuid": "x"})
+    return s.write()
