@@ -128,7 +128,7 @@ def spill_words(
         where = f"tool-results/{name}"
         if form is SpillForm.PERSISTED:
             size = getattr(found, "size_text", None) or (site.size_text if site else "?")
-            lead = f"output too large ({size}): the rest is in"
+            lead = f"output too large ({size_words(size, site)}): the rest is in"
         elif form is SpillForm.SAVED:
             lead = "tool result saved to"
         else:
@@ -149,6 +149,15 @@ def spill_words(
     if form is SpillForm.CLEARED:
         return "old tool result content cleared (microcompaction; nothing stored)"
     return f"{what} cut from what the model saw; nothing stored"
+
+
+def size_words(size: str, site: SpillSite | None) -> str:
+    """Claude Code's printed size, saying what it counts: characters (UTF-16 units), or for
+    Bash bytes, in KB of 1024 (`formatFileSize`), so it is never read as the byte size
+    shown beside it (a `toolUseResult` field, an open sidecar)."""
+    if site is None:
+        return f"{size} as Claude Code counts it"
+    return f"{size} as Claude Code counts it, in {'bytes' if site.bash else 'characters'}"
 
 
 class _Mark(NamedTuple):

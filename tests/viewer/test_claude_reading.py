@@ -8,7 +8,7 @@ from pathlib import Path
 from _pilot import settle, sync
 from _screen import SIZE
 from _sessions import ClaudeSession
-from _support import CODEX_EXAMPLE
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE
 from textual.widgets import Static
 
 from transcript_view.core.formats.claude_code import subagent_of
@@ -171,3 +171,17 @@ def test_newer_record_shapes_say_what_they_are() -> None:
                for r in _build(Format.CODEX, compacted))
     world = {"type": "world_state", "payload": {"cwd": "/x"}}
     assert "world_state  the environment's state" in _build(Format.CODEX, world)[0]
+
+
+@sync
+async def test_claude_codes_size_says_what_it_counts_beside_a_byte_size() -> None:
+    """"86.2KB" on a marker is characters ÷ 1024 (bytes for Bash), a record's is UTF-8."""
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        text = _text(screen)
+        assert "output too large (17.8KB as Claude Code counts it, in characters)" in text
+        assert "output too large (26.4KB as Claude Code counts it, in bytes)" in text  # Bash
+        assert "1.9 KiB as UTF-8" in text
