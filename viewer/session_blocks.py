@@ -127,8 +127,8 @@ def spill_words(
         name = (site.file if site else None) or getattr(found, "file", None) or "?"
         where = f"tool-results/{name}"
         if form is SpillForm.PERSISTED:
-            size = getattr(found, "size_text", None) or (site.size_text if site else "?")
-            lead = f"output too large ({size_words(size, site)}): the rest is in"
+            size = getattr(found, "size_text", None) or (site.size_text if site else None)
+            lead = f"output too large ({size_words(str(size or '?'), site)}): the rest is in"
         elif form is SpillForm.SAVED:
             lead = "tool result saved to"
         else:
