@@ -38,6 +38,7 @@ KINDS: dict[str, Severity] = {
     "output-capped": Severity.NOTE,
     "inline-duplicate": Severity.NOTE,
     "not-stored": Severity.NOTE,
+    "cleared-result": Severity.NOTE,
     "chars-differ": Severity.NOTE,
 }
 

@@ -46,3 +46,31 @@ def parallel_session(root: Path) -> Path:
     s.raw({**s._base("system"), "subtype": "turn_duration", "durationMs": 5120})
     s.raw({"type": "summary", "summary": "Friendly Robot Icon Identification", "leafUuid": "x"})
     return s.write()
+
+
+def microcompacted_session(root: Path, *, record: bool = True) -> Path:
+    """Three Reads whose results a microcompaction (2.1.9+) later cleared, their full
+    outputs in `tool-results/<tool id>.txt` (one file gone, one of another size); the
+    agent reads one back afterwards. Without `record`, the boundary line is left out
+    (before 2.1.9 nothing recorded it: only the files remain)."""
+    s = ClaudeSession(root)
+    s.user("Summarise the three logs.")
+    outputs = {f"toolu_M{i}": "".join(f"log {i} row {r:03d}\n" for r in range(40 + i))
+               for i in range(3)}
+    for tid, text in outputs.items():
+        s.tool_use(tid, "Read", {"file_path": f"/var/log/{tid}.log"})
+        s.tool_result(tid, text)
+    s.tool_results.mkdir(parents=True, exist_ok=True)
+    (s.tool_results / "toolu_M0.txt").write_text(outputs["toolu_M0"])
+    (s.tool_results / "toolu_M1.txt").write_text(outputs["toolu_M1"] + "one more row\n")
+    if record:
+        s.raw({**s._base("system"), "subtype": "microcompact_boundary",
+               "content": "Context microcompacted", "level": "info",
+               "microcompactMetadata": {"trigger": "auto", "preTokens": 71221,
+                                        "tokensSaved": 34078,
+                                        "compactedToolIds": list(outputs),
+                                        "clearedAttachmentUUIDs": []}})
+    s.assistant({"type": "text", "text": "Reading the first log again."})
+    s.tool_use("toolu_R", "Read", {"file_path": "/x/tool-results/toolu_M0.txt"})
+    s.tool_result("toolu_R", outputs["toolu_M0"])
+    return s.write()

@@ -261,6 +261,16 @@ class RowBuilder:
         if art is not None and not quoted:
             self.inserts.append((len(self.rows) - 1, art))
 
+    def jump(self, words: str, target: int, indent: int = 4) -> None:
+        """One row that enter follows to transcript line `target` (kind `jump`)."""
+        if self.count_only:
+            self.rows.append(_COUNTED)
+            return
+        row = self._gutter()
+        row.append(" " * indent + visible(words), style=self.palette.tool_name)
+        row.truncate(self.ctx.width, overflow="ellipsis")
+        self.rows.append(Row(row, "jump", self.line, target=target))
+
     def labelled_marker(self, key: SiteKey, label: Text, words: str, indent: int = 2) -> None:
         """A marker drawn from words (another format's): `label` (its badge), then `words`.
 
@@ -590,6 +600,29 @@ def build_line(b: RowBuilder, fmt: Format, raw: bytes, offset: int) -> None:
         build_foreign(b, fmt, obj)
 
 
+def session_view_words(analysis: SessionAnalysis) -> str:
+    """What the model view says of a session it does not replay: where to look instead, and
+    what even the file view cannot show."""
+    words = (
+        f"A {analysis.format.label} records what the model was sent as it went: the file "
+        "view shows it (each tool result as the transcript keeps it, with its spill marker "
+        "and preview; the agent's own records folded). This view replays an LLM::Agent "
+        "transcript's next request, which this format has no rule for."
+    )
+    if analysis.format is not Format.CLAUDE_CODE:
+        return words
+    if analysis.microcompactions:
+        return words + (
+            " Results that microcompaction cleared later are marked where it happened: "
+            "from there on the model no longer saw them in full."
+        )
+    return words + (
+        " Microcompaction may have cleared old results from later requests without a "
+        "record (before Claude Code 2.1.9): a sidecar named after a tool call may be "
+        "such a result's full output, and the file cannot tell."
+    )
+
+
 def artifact_words(art: Mapping[str, Any]) -> str:
     """A settle's stored-artifact row: the file, its size and the start of its digest."""
     return (
@@ -855,14 +888,7 @@ class ModelSource:
             )
         b.head(head)
         if isinstance(analysis, SessionAnalysis):
-            b.text(
-                f"A {analysis.format.label} records what the model was sent as it went: "
-                "the file view shows it (tool results as the model got them, spill markers "
-                "and previews; the agent's own records labelled). This view replays an "
-                "LLM::Agent transcript's next request, which this format has no rule for.",
-                style=p.dim,
-                limit=6,
-            )
+            b.text(session_view_words(analysis), style=p.dim, limit=6)
         problems = analysis.replay_problems if isinstance(analysis, Analysis) else []
         for problem in problems:
             b.labelled_rows(f"{severity_mark(Severity.WARNING)} replay: ", problem, p.warning)

@@ -349,6 +349,8 @@ class Row:
     """For marker and inline-artifact rows: the marker they belong to."""
     cont: bool = False
     """A wrapped continuation of the row above (a long marker's second row)."""
+    target: int = 0
+    """For a `jump` row: the transcript line enter goes to."""
 
 
 class _Shown(NamedTuple):

@@ -123,6 +123,8 @@ def spill_words(
     record holds the full output instead (`rules.record_copy`), the words name it, and
     enter opens that.
     """
+    if form is SpillForm.MICROCOMPACTED and site is not None:
+        return _cleared_words(site, state)
     if form.stored:
         name = (site.file if site else None) or getattr(found, "file", None) or "?"
         where = f"tool-results/{name}"
@@ -149,6 +151,17 @@ def spill_words(
     if form is SpillForm.CLEARED:
         return "old tool result content cleared (microcompaction; nothing stored)"
     return f"{what} cut from what the model saw; nothing stored"
+
+
+def _cleared_words(site: SpillSite, state: MarkerState | None) -> str:
+    """A result a microcompaction cleared: which, and where its full output is."""
+    what = f"{site.tool or 'tool'} result {short_id(site.tool_use_id or '?', 24)}"
+    if site.cleared_result is not None:
+        what += f" (line {site.cleared_result:,})"
+    words = f"{what} cleared from what the model saw from here on; "
+    if state is MarkerState.NOT_STORED:
+        return words + f"no tool-results/{site.file} (the transcript holds it whole)"
+    return words + f"its full output: tool-results/{site.file} (enter opens it)"
 
 
 def size_words(size: str, site: SpillSite | None) -> str:
@@ -296,6 +309,8 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         meta = obj.get("compactMetadata")
         if isinstance(meta, Mapping):
             b.text(clip(dict(meta)), style=p.dim, limit=DIM_ROWS)
+        if subtype == "microcompact_boundary":
+            _microcompaction(b, obj.get("microcompactMetadata"))
     elif kind == "content-replacement":
         reps = obj.get("replacements")
         reps = reps if isinstance(reps, list) else []
@@ -328,6 +343,35 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         rest = {k: v for k, v in obj.items() if k not in CLAUDE_ENVELOPE_KEYS}
         b.text(clip(rest), style=p.dim, limit=DIM_ROWS)
     b.findings()
+
+
+def _microcompaction(b: RowBuilder, meta: object) -> None:
+    """A `microcompact_boundary`: what it saved, then each result it cleared, a marker (its
+    full output, the sidecar) with a row that goes to its call."""
+    p = b.palette
+    m = meta if isinstance(meta, Mapping) else {}
+    ids = m.get("compactedToolIds")
+    said = [f"{plural(len(ids), 'result')} cleared" if isinstance(ids, list) else None]
+    for key, words in (("preTokens", "tokens in context before"), ("tokensSaved", "saved")):
+        value = m.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            said.append(f"{value:,} {words}")
+    trigger = m.get("trigger")
+    if isinstance(trigger, str):
+        said.append(f"trigger {trigger}")
+    b.text("microcompaction: " + ", ".join(w for w in said if w), style=p.dim, limit=2)
+    analysis = b.ctx.analysis
+    if not isinstance(analysis, SessionAnalysis):
+        return
+    for site in b.ctx.sites_by_line.get(b.line, []):
+        if not isinstance(site, SpillSite) or site.form is not SpillForm.MICROCOMPACTED:
+            continue
+        state = b.ctx.site_state(site.key)
+        spill_rows(b, site.key, spill_words(site.form, site, None, state), site)
+        target = site.cleared_result
+        if target is not None:
+            b.jump(f"↳ its result as the model saw it before: line {target:,} (enter goes there)",
+                   target)
 
 
 def _first_str(value: object, *paths: tuple[str, ...]) -> str | None:

@@ -980,6 +980,9 @@ class TranscriptView(ScrollView, can_focus=True):
         if row.kind == "link":
             self.post_message(self.LinkRequested(row.line))
             return
+        if row.kind == "jump":
+            self.go_to_line(row.target)
+            return
         if row.kind in ("fold", "unfold"):
             self.set_folded(row.line, unfold=row.kind == "fold")
             return
@@ -1020,6 +1023,16 @@ class TranscriptView(ScrollView, can_focus=True):
         expansion.forget_artifact(key)  # left from an open that was refused or failed
         expansion.show_artifact(view, key)
         self.post_message(self.ArtifactRequested(key))
+
+    def go_to_line(self, line: int) -> None:
+        """Put the cursor on transcript `line`'s first row (a folded record: its run's)."""
+        index = self.doc.source.index_of_line(line)
+        if index is None or index >= self.doc.blocks:
+            return
+        self._landing = None
+        self._moved_by_hand()
+        self.set_cursor(self.doc.block_start(index), scroll=False)
+        self.scroll_cursor_visible(center=True)
 
     def set_folded(self, line: int, *, unfold: bool, only: bool = False) -> None:
         """Unfold the run of records folded from `line`, or fold again the unfolded run
@@ -1079,6 +1092,11 @@ class TranscriptView(ScrollView, can_focus=True):
         if self.cursor < int(self.scroll_y):
             self.scroll_to(y=start, animate=False, immediate=True)
 
+    #: Row kinds a click acts on, as enter does (elsewhere a click only moves the cursor).
+    CLICK_ACTS: ClassVar[frozenset[str]] = frozenset(
+        {"marker", "more", "art-head", "bigline", "fold", "jump"}
+    )
+
     def on_click(self, event: events.Click) -> None:
         """A click moves the cursor; a click on a marker, a "more" row or a folded run of
         records acts on it."""
@@ -1089,7 +1107,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._moved_by_hand()
         self.set_cursor(row_index, scroll=False)
         row = self.current_row
-        if row is not None and row.kind in ("marker", "more", "art-head", "bigline", "fold"):
+        if row is not None and row.kind in self.CLICK_ACTS:
             self.action_activate()
 
     # -- jumping ---------------------------------------------------------------------------

@@ -51,6 +51,7 @@ from transcript_view.core.formats.claude_lines import (
     Line,
     LineRecord,
     Message,
+    MicrocompactRecord,
     Note,
     ResultContext,
     compaction_words,
@@ -64,10 +65,17 @@ from transcript_view.core.formats.claude_lines import (
 )
 from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.detect import Format
-from transcript_view.core.formats.model import SessionAnalysis, SpillSite
+from transcript_view.core.formats.model import (
+    ClearedResult,
+    Microcompaction,
+    SessionAnalysis,
+    SpillForm,
+    SpillSite,
+)
 from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
 from transcript_view.core.keys import IdKeys
+from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
 
 __all__ = [
@@ -216,6 +224,8 @@ class ClaudePass:
     """Every tool_use id the file mentions (a sidecar named after one is no orphan)."""
     replacements: list[tuple[int, str, str]] = field(default_factory=list)
     """(line, tool_use_id, replacement text) from `content-replacement` lines."""
+    microcompactions: list[MicrocompactRecord] = field(default_factory=list)
+    """The `microcompact_boundary` lines' records, in file order."""
     uuids: LineIndex = field(default_factory=LineIndex)
     """Conversation lines by `uuid`."""
     tools: LineIndex = field(default_factory=LineIndex)
@@ -324,6 +334,7 @@ class ClaudePass:
                 response = (response[0], response[1], head)
             self.response = response
         self.replacements.extend(b.replacements)
+        self.microcompactions.extend(b.microcompactions)
 
     def _settled(self, fork: Branch) -> Branch:
         """A branch's facts that were the lines' before its batch, from this pass as it is
@@ -348,6 +359,7 @@ class ClaudePass:
             ctx = record.context(tid, self._tool(named, tid, site.line))
             a.sites[i] = replace(site, tool=ctx.tool, bash=ctx.bash)
         self._replace(named)
+        self._microcompactions()
         a.sites.sort(key=lambda s: (s.line, s.offset))
         a.findings = problem_findings(a.problems)
         for site in a.sites:
@@ -355,6 +367,71 @@ class ClaudePass:
         a.findings.sort(key=lambda f: f.line or 0)
         a.exempt = ClaudeExemption(frozenset(self.ids))
         return a
+
+    def _microcompactions(self) -> None:
+        """Each microcompaction's cleared results: where their calls and results are, a marker
+        on the boundary for each (its full output, the sidecar named after its id), and a
+        note on the result's line that the model stopped seeing it there.
+
+        A sidecar is `<id>.txt`, or `<id>.json` when only that is there (a result that
+        was a list of text blocks); it is named, so it is no orphan and no "mirror".
+        """
+        a = self.analysis
+        if not self.microcompactions:
+            return
+        tids = {tid for m in self.microcompactions for tid in m.tool_ids}
+        keys = {self.id_keys(tid) for tid in tids}
+        calls, results = self.tools.lines_of(keys), self.results.lines_of(keys)
+        folder = a.artifact_dir
+        for m in self.microcompactions:
+            cleared: list[ClearedResult] = []
+            for k, tid in enumerate(m.tool_ids):
+                key = self.id_keys(tid)
+                call = self._last(calls.get(key, ()), m.line, self._defines, tid)
+                result = self._last(results.get(key, ()), m.line, self._answers, tid)
+                cleared.append(ClearedResult(tid, call, result))
+                name = _cleared_sidecar(folder, tid)
+                safe = is_safe_basename(name)
+                if safe:
+                    a.named.add(name)
+                a.sites.append(
+                    SpillSite(
+                        line=m.line,
+                        offset=k,
+                        format=Format.CLAUDE_CODE,
+                        form=SpillForm.MICROCOMPACTED,
+                        block=-1,
+                        start=0,
+                        end=0,
+                        file=name,
+                        safe_name=safe,
+                        tool_use_id=tid,
+                        tool=self._names(call, tid) if call is not None else None,
+                        persisted_size=self._result_bytes(result, tid),
+                        cleared_result=result,
+                        text=tid,
+                    )
+                )
+                if result is not None:
+                    a.tag(
+                        result,
+                        f"cleared from what the model saw by the microcompaction on line "
+                        f"{m.line:,}: from there on it got [Old tool result content cleared]",
+                    )
+            a.microcompactions.append(
+                Microcompaction(m.line, m.trigger, m.pre_tokens, m.tokens_saved, tuple(cleared))
+            )
+
+    def _result_bytes(self, line: int | None, tid: str) -> int | None:
+        """The UTF-8 size of a result that is one string (what its sidecar holds whole)."""
+        obj = self._read(line) if line is not None else None
+        message = obj.message if obj is not None else None
+        content = message.content if type(message) is Message else None
+        for block in content if type(content) is list else ():
+            if type(block) is Block and block.type == "tool_result" and block.tool_use_id == tid:
+                inner = block.content
+                return len(inner.encode("utf-8", "surrogatepass")) if type(inner) is str else None
+        return None
 
     def _notes(self) -> None:
         """Word the notes that name a parent, now that every conversation line is indexed."""
@@ -542,6 +619,20 @@ def claude_prompt(obj: Mapping[str, Any]) -> str | None:
     if isinstance(content, str) and content.strip() and not content.startswith("<"):
         return content[:200]
     return None
+
+
+def _cleared_sidecar(folder: Path | None, tid: str) -> str:
+    """The sidecar of a microcompacted result: `<id>.txt`, or `<id>.json` if only that is
+    there (looked up in the session's own folder, by a plain name only)."""
+    name = f"{tid}.txt"
+    if folder is not None and is_safe_basename(name):
+        other = f"{tid}.json"
+        try:
+            if not (folder / name).exists() and (folder / other).is_file():
+                return other
+        except OSError:
+            pass
+    return name
 
 
 def _stem_of(name: str) -> str:

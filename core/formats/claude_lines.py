@@ -103,6 +103,15 @@ class CompactMetadata(msgspec.Struct, gc=False):
     trigger: Any = None
 
 
+class MicrocompactMetadata(msgspec.Struct, gc=False):
+    """A `microcompact_boundary`'s `microcompactMetadata` (Claude Code 2.1.9+)."""
+
+    trigger: Any = None
+    preTokens: Any = None
+    tokensSaved: Any = None
+    compactedToolIds: Any = None
+
+
 class Line(msgspec.Struct, gc=False):
     """One Claude Code line, as far as the pass reads it."""
 
@@ -116,6 +125,7 @@ class Line(msgspec.Struct, gc=False):
     sourceToolAssistantUUID: Any = None
     logicalParentUuid: Any = None
     compactMetadata: CompactMetadata | _Other = None
+    microcompactMetadata: MicrocompactMetadata | _Other = None
     message: Message | _Other = None
     toolUseResult: ToolUseResult | _Other = None
     replacements: list[Replacement | _Other] | dict[str, Any] | str | int | float | bool | None = (
@@ -485,6 +495,8 @@ class ClaudeBatch:
     named: set[str] = field(default_factory=set)
     replacements: list[tuple[int, str, str]] = field(default_factory=list)
     links: dict[int, Path] = field(default_factory=dict)
+    microcompactions: list[MicrocompactRecord] = field(default_factory=list)
+    """Each `microcompact_boundary` line's record, in order (its ids resolved by the fold)."""
 
 
 def map_claude(
@@ -575,6 +587,8 @@ def map_claude(
                                 tool_key(keys(tid))
                                 tool_line(line)
             turns[line] = (response[:2] if type(response) is tuple else None, called)
+        elif obj.subtype == "microcompact_boundary":
+            _microcompaction(b, line, obj.microcompactMetadata)
         elif obj.subtype == "compact_boundary":
             meta = obj.compactMetadata
             trigger = meta.trigger if type(meta) is CompactMetadata else None
@@ -705,6 +719,36 @@ def _subagent(b: ClaudeBatch, here: Path, line: int, agent: str) -> str:
             b.links[line] = sub
             return f"subagent transcript: {shown} (enter opens it)"
     return f"subagent transcript: {SUBAGENTS}/{name} (not found)"
+
+
+@dataclass(frozen=True, slots=True)
+class MicrocompactRecord:
+    """What a `microcompact_boundary` line says: from it on, the model no longer saw these
+    tool results in full (their full outputs are `tool-results/<tool id>` files)."""
+
+    line: int
+    trigger: str | None
+    pre_tokens: int | None
+    tokens_saved: int | None
+    tool_ids: tuple[str, ...]
+
+
+def _int(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+def _microcompaction(b: ClaudeBatch, line: int, meta: object) -> None:
+    """A microcompaction's record; its tool ids count as the session's (not orphans)."""
+    if type(meta) is not MicrocompactMetadata:
+        b.microcompactions.append(MicrocompactRecord(line, None, None, None, ()))
+        return
+    ids = meta.compactedToolIds
+    tool_ids = tuple(t for t in ids if type(t) is str) if type(ids) is list else ()
+    b.ids.update(tool_ids)
+    trigger = meta.trigger if type(meta.trigger) is str else None
+    b.microcompactions.append(
+        MicrocompactRecord(line, trigger, _int(meta.preTokens), _int(meta.tokensSaved), tool_ids)
+    )
 
 
 def _replacements(b: ClaudeBatch, line: int, reps: object) -> None:

@@ -40,6 +40,9 @@ class SpillForm(StrEnum):
     line too long to show; stored nowhere."""
     OMITTED_CONTEXT = "omitted-context-line"
     """`[Omitted long context line]`: the same, for a context line (`-A`/`-B`/`-C`)."""
+    MICROCOMPACTED = "microcompacted"
+    """A result a `microcompact_boundary` (2.1.9+) cleared from the model's view from there
+    on; its full output is the sidecar named after its tool id."""
     # Codex
     LINES_OMITTED = "lines-omitted"
     BYTES_TRUNCATED = "bytes-truncated"
@@ -55,7 +58,9 @@ class SpillForm(StrEnum):
         return self in _STORED
 
 
-_STORED = frozenset({SpillForm.PERSISTED, SpillForm.SAVED, SpillForm.MCP_SAVED})
+_STORED = frozenset(
+    {SpillForm.PERSISTED, SpillForm.SAVED, SpillForm.MCP_SAVED, SpillForm.MICROCOMPACTED}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +108,9 @@ class SpillSite:
     inline_field: str | None = None
     """Where in the line the inline copy is: `toolUseResult.stdout`, `toolUseResult.content`,
     `toolUseResult.result`, or `toolUseResult` itself (`claude_lines.output_copy`)."""
+    cleared_result: int | None = None
+    """For a microcompacted result: the line of the result it cleared (as the model saw it
+    until then; the transcript still holds it whole)."""
     replaced_at: int | None = None
     """The `content-replacement` line whose text this marker is in (what the model saw)."""
     text: str = ""
@@ -112,6 +120,30 @@ class SpillSite:
     def key(self) -> SiteKey:
         """This marker's identity: its line, and where it starts in the line's seen text."""
         return SiteKey(self.line, self.offset)
+
+
+@dataclass(frozen=True, slots=True)
+class ClearedResult:
+    """One tool result a microcompaction cleared: its id, and where its call and result are."""
+
+    tool_use_id: str
+    call: int | None
+    """The line of its `tool_use` (None: not in this file)."""
+    result: int | None
+    """The line of its `tool_result`, as the model saw it before (None: not in this file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Microcompaction:
+    """A `microcompact_boundary` line (Claude Code 2.1.9+): from it on, the model no longer
+    saw `cleared` in full (each became `[Old tool result content cleared]` in requests)."""
+
+    line: int
+    trigger: str | None
+    pre_tokens: int | None
+    """The context's size in tokens when it began, as recorded."""
+    tokens_saved: int | None
+    cleared: tuple[ClearedResult, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +194,8 @@ class SessionAnalysis:
     and a tree check lists each orphan once."""
     links: dict[int, Path] = field(default_factory=dict)
     """Lines that name another transcript of the session (a Task's subagent), found."""
+    microcompactions: list[Microcompaction] = field(default_factory=list)
+    """Each microcompaction the file records, in order (Claude Code 2.1.9+)."""
 
     def tag(self, line: int, words: str) -> None:
         """Add a note about `line` (shown under its heading)."""

@@ -45,6 +45,15 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
         ]
     if fc is None:
         return MarkerState.CHECKING, []
+    if fc.state is FileState.MISSING and site.form is SpillForm.MICROCOMPACTED:
+        return MarkerState.NOT_STORED, [
+            Finding(
+                "cleared-result",
+                line,
+                name,
+                f"no such file in the session's tool-results/; {_held(site)}",
+            )
+        ]
     if fc.state is FileState.MISSING:
         where = (
             "the session has no tool-results/ directory"
@@ -57,6 +66,16 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
     if fc.state is FileState.UNREADABLE:
         return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
     notes = _file_notes(site, fc)
+    if site.form is SpillForm.MICROCOMPACTED and site.persisted_size not in (None, fc.size):
+        notes.append(
+            Finding(
+                "cleared-result",
+                line,
+                name,
+                f"the file has {fc.size:,} bytes, the result it is the full output of "
+                f"{site.persisted_size:,}; {_held(site)}",
+            )
+        )
     if site.form is not SpillForm.PERSISTED:
         return MarkerState.PRESENT, notes
     text = fc.head.decode("utf-8", "replace")
@@ -89,6 +108,13 @@ def record_copy(site: SpillSite, state: MarkerState) -> str | None:
     shows it says so.
     """
     return site.inline_field if state is MarkerState.MISSING else None
+
+
+def _held(site: SpillSite) -> str:
+    """Where the transcript itself still holds a microcompacted result whole."""
+    if site.cleared_result is None:
+        return "the result is not in this transcript"
+    return f"the transcript still holds the result whole on line {site.cleared_result:,}"
 
 
 def _size_finding(site: SpillSite, fc: FileCheck) -> Finding | None:

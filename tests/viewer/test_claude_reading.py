@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from _pilot import settle, sync
-from _screen import SIZE
+from _real_shapes import microcompacted_session
+from _screen import SIZE, assert_counting_matches_building
 from _sessions import ClaudeSession
 from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE
 from textual.widgets import Static
@@ -185,3 +186,52 @@ async def test_claude_codes_size_says_what_it_counts_beside_a_byte_size() -> Non
         assert "output too large (17.8KB as Claude Code counts it, in characters)" in text
         assert "output too large (26.4KB as Claude Code counts it, in bytes)" in text  # Bash
         assert "1.9 KiB as UTF-8" in text
+
+
+@sync
+async def test_a_microcompaction_row_names_each_cleared_result_and_goes_to_it(
+    tmp_path: Path,
+) -> None:
+    app = TranscriptApp(microcompacted_session(tmp_path))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        text = _text(screen)
+        assert "microcompaction: 3 results cleared, 71,221 tokens in context before" in text
+        assert "Read result toolu_M0 (line 3) cleared from what the model saw" in text
+        assert text.count("its full output") == 2 and "toolu_M0.txt" in text
+        assert "○ not stored" in text and "cleared-result: no such file" in text
+        assert "cleared from what the model saw by the microcompaction on line 8" in text
+        view = screen.view
+        jumps = [i for i in range(view.doc.total_rows)
+                 if (r := view.doc.row(i)) is not None and r.kind == "jump"]
+        assert len(jumps) == 3
+        view.set_cursor(jumps[1])
+        await pilot.press("enter")
+        await settle(pilot)
+        assert view.current_row is not None and view.current_row.line == 5
+        assert_counting_matches_building(screen)
+        # Enter on a cleared result's marker opens its full output.
+        await pilot.press("n")
+        await settle(pilot)
+        key = view.current_site()
+        assert key is not None and key.line == 8
+        await pilot.press("enter")
+        await settle(pilot)
+        art = screen.artifacts.get(key)
+        assert art is not None and art.lines.path.name == "toolu_M0.txt"
+
+
+@sync
+async def test_the_model_view_says_what_even_the_file_view_cannot_show(tmp_path: Path) -> None:
+    for record, words in ((True, "marked where it happened"),
+                          (False, "before Claude Code 2.1.9")):
+        app = TranscriptApp(microcompacted_session(tmp_path / str(record), record=record))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("m")
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, TranscriptScreen)
+            assert words in _text(screen)
