@@ -10,8 +10,10 @@ sidecar; the older "Tool result saved to"; MCP's "Output has been saved to";
 `[N characters truncated]`; `[Old tool result content cleared]`; a
 `content-replacement`) and each check (a sidecar edited after the fact, one
 deleted, the full output also written inline), plus a subagent with its own
-spill, a compaction, a rewind and a response written as several lines; and an
-orphan, a hook file and a mirrored small result in `tool-results/`. The Codex
+spill, a compaction, a rewind and a response written as several lines, a parallel
+batch of three calls with hook and Bash progress among its results, a retried API
+error, a microcompaction clearing two old results, a turn duration and a session
+title; and an orphan and a hook file in `tool-results/`. The Codex
 example has each truncation notice (lines omitted, bytes, characters, tokens,
 text items, with and without `Total output lines:` and the token warning) and a
 clean output.
@@ -61,6 +63,21 @@ def build_log() -> str:
     rows = [f"   Compiling crate-{i:03d} v0.{i % 9}.{i % 4}" for i in range(900)]
     rows.append("error[E0308]: mismatched types --> src/main.rs:42:17")
     return "\n\n" + "\n".join(rows) + "\n"
+
+
+def _progress(s: ClaudeSession, kind: str, tool_id: str, n: int) -> None:
+    """A `progress` line as 2.1.x writes it (outside the uuid chain)."""
+    s.raw(
+        {
+            "type": "progress",
+            "data": {"type": kind, "hookEvent": "PreToolUse", "hookName": f"check {n}"},
+            "toolUseID": tool_id,
+            "parentToolUseID": tool_id,
+            "uuid": f"p-{tool_id}-{n}",
+            "timestamp": "2026-01-01T00:09:00.000Z",
+            "sessionId": s.lines[0]["sessionId"],
+        }
+    )
 
 
 def claude(root: Path) -> Path:
@@ -152,6 +169,53 @@ def claude(root: Path) -> Path:
     )
     s.raw({"type": "file-history-snapshot", "messageId": "msg_10", "snapshot": {"files": 3}})
     s.raw({"type": "custom-title", "customTitle": "handlers and build", "sessionId": "s"})
+    # A parallel batch as 2.1.x writes it: one response's three calls on three lines, each
+    # result parented on its own call, hook and Bash progress among them (never sent).
+    s.user("Check the three config files.")
+    calls = [
+        s.tool_use(f"toolu_2{i}CFG", "Read", {"file_path": f"conf/{n}.toml"}, msg_id="msg_20")
+        for i, n in enumerate(("app", "db", "log"))
+    ]
+    for i, call in enumerate(calls):
+        for hook in range(3):
+            _progress(s, "hook_progress", f"toolu_2{i}CFG", hook)
+        if i == 1:
+            _progress(s, "bash_progress", f"toolu_2{i}CFG", 9)
+        result = s.tool_result(f"toolu_2{i}CFG", f"[{i}]\nlevel = {i}\n")
+        result["parentUuid"] = result["sourceToolAssistantUUID"] = call["uuid"]
+    # A failed API call, retried.
+    s.raw(
+        {
+            **s._base("system"),
+            "subtype": "api_error",
+            "level": "error",
+            "error": {"status": 529, "error": {"type": "error", "error": {
+                "type": "overloaded_error", "message": "Overloaded"}}},
+            "retryInMs": 1150.5,
+            "retryAttempt": 1,
+            "maxRetries": 10,
+        }
+    )
+    s.assistant({"type": "text", "text": "All three set a level."}, msg_id="msg_21")
+    # Microcompaction (2.1.9+): two old results leave the model's view; their full outputs
+    # are the tool-results/ files named after their ids.
+    (s.tool_results / "toolu_20CFG.txt").write_text("[0]\nlevel = 0\n")
+    s.raw(
+        {
+            **s._base("system"),
+            "subtype": "microcompact_boundary",
+            "content": "Context microcompacted",
+            "microcompactMetadata": {
+                "trigger": "auto",
+                "preTokens": 71221,
+                "tokensSaved": 34078,
+                "compactedToolIds": ["toolu_07MINI", "toolu_20CFG"],
+                "clearedAttachmentUUIDs": [],
+            },
+        }
+    )
+    s.raw({**s._base("system"), "subtype": "turn_duration", "durationMs": 41250})
+    s.raw({"type": "summary", "summary": "Event Handlers And Build Fix", "leafUuid": "x"})
     path = s.write()
     sub.write()
     results = s.tool_results

@@ -114,6 +114,16 @@ async def orphans(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def parallel_batch(pilot: Pilot[Any]) -> None:
+    """The Claude Code example's parallel batch: its progress records folded, no branch note,
+    then the retried API error and the microcompaction."""
+    view = pilot.app.screen.view  # type: ignore[attr-defined]
+    view.go_to_line(38)
+    index = view.doc.source.index_of_line(38)
+    view.scroll_to(y=view.doc.block_start(index), animate=False, immediate=True)
+    await pilot.pause()
+
+
 #: The synthetic Claude Code session and Codex rollout (examples/make_agent_examples.py).
 CLAUDE = "claude/projects/-Users-someone-proj/5f0c2a9e-1111-4222-8333-444455556666.jsonl"
 CODEX = (
@@ -132,6 +142,7 @@ SHOTS: list[tuple[str, str, Script]] = [
     ("help", "demo.jsonl", help_screen),
     ("claude-session", CLAUDE, first_problem),
     ("claude-sidecar", CLAUDE, landing),
+    ("claude-parallel-batch", CLAUDE, parallel_batch),
     ("claude-sessions", "claude", nothing),
     ("codex-rollout", CODEX, first_marker),
 ]

@@ -691,9 +691,9 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
                 style=p.dim,
                 limit=DIM_ROWS,
             )
-    elif kind in _CODEX_LINE_NOTES:
-        head = Text(visible(str(kind)), style=p.heading)
-        head.append("  " + _CODEX_LINE_NOTES[str(kind)], style=p.dim)
+    elif isinstance(kind, str) and kind in _CODEX_LINE_NOTES:  # a type may be any JSON
+        head = Text(visible(kind), style=p.heading)
+        head.append("  " + _CODEX_LINE_NOTES[kind], style=p.dim)
         b.head(head)
         b.text(clip(dict(pl)), style=p.dim, limit=DIM_ROWS)
     else:

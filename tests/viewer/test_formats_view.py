@@ -39,9 +39,9 @@ async def test_a_claude_code_session_reads_as_the_conversation_the_model_saw() -
         screen = app.screen
         assert isinstance(screen, TranscriptScreen) and screen.format is Format.CLAUDE_CODE
         header = screen.header
-        assert (header.markers, header.verified, header.problems, header.orphans) == (11, 5, 2, 1)
+        assert (header.markers, header.verified, header.problems, header.orphans) == (13, 5, 2, 1)
         rendered = header.render().plain
-        assert "records 37" in rendered and "preview ok 5" in rendered
+        assert "records 59" in rendered and "preview ok 5" in rendered
         assert "verified" not in rendered and "no digests in this format" in rendered
         text = _text(screen)
         for words in (
@@ -57,8 +57,13 @@ async def test_a_claude_code_session_reads_as_the_conversation_the_model_saw() -
             "thinking: Grep first",
             "⚙ Grep",
             "▸ 2 records: 1 file-history snapshot, 1 title — not sent to the model",
+            "▸ 4 progress records: 3 hooks, 1 Bash — not sent to the model",
+            "API error HTTP 529 overloaded_error: Overloaded; retry 1 of 10 after 1.2 s",
+            "microcompaction: 2 results cleared, 71,221 tokens in context before",
+            "(a prompt sent again after a rewind)",
         ):
             assert words in text, words
+        assert text.count("branches from line") == 1  # the rewind; never the parallel batch
         assert "custom-title" not in text
         assert_layout_consistent(screen)
         assert_counting_matches_building(screen)
