@@ -99,11 +99,13 @@ class AnalysisIndex:
         """Lines that carry marker rows: blocks an analysis can resize (with finding lines).
 
         For another format's analysis, lines it tags too (a branch, a continued
-        response, a subagent: rows only the whole file can say).
+        response, a subagent: rows only the whole file can say), and results a
+        content replacement replaced (their markers are not what the model saw).
         """
         lines = set(self.sites_by_line)
         if isinstance(self.analysis, SessionAnalysis):
             lines.update(self.analysis.tags)
+            lines.update(self.analysis.replaced)  # drawn as the transcript holds them
         return lines
 
     def markers_of(self, line: int, role: str, content: str) -> list[tuple[Marker, bool]]:

@@ -560,11 +560,8 @@ def _replaced_results(b: RowBuilder) -> dict[object, int]:
     analysis = b.ctx.analysis
     if not isinstance(analysis, SessionAnalysis):
         return {}
-    return {
-        s.tool_use_id: s.replaced_at
-        for s in b.ctx.sites_by_line.get(b.line, [])
-        if isinstance(s, SpillSite) and s.replaced_at is not None and s.replaced_at != b.line
-    }
+    replaced = analysis.replaced.get(b.line, {})
+    return {tid: at for tid, at in replaced.items() if at != b.line}
 
 
 def _replaced(b: RowBuilder) -> None:

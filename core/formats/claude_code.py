@@ -506,6 +506,7 @@ class ClaudePass:
             a.sites.extend(new)
             if result is not None:
                 current[at, tid] = new
+                a.replaced.setdefault(at, {})[tid] = line
         if gone:
             a.sites = [s for s in a.sites if id(s) not in gone]
 

@@ -194,6 +194,9 @@ class SessionAnalysis:
     and a tree check lists each orphan once."""
     links: dict[int, Path] = field(default_factory=dict)
     """Lines that name another transcript of the session (a Task's subagent), found."""
+    replaced: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Results a `content-replacement` replaced: their line -> tool_use id -> the
+    replacement's line (what the model saw instead, markers or none)."""
     microcompactions: list[Microcompaction] = field(default_factory=list)
     """Each microcompaction the file records, in order (Claude Code 2.1.9+)."""
 

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from transcript_view.core.formats.claude_code import subagent_of
 from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import RowBuilder, build_line
 from transcript_view.viewer.context import AnalysisState, BlockContext, Expansion
@@ -235,3 +236,28 @@ async def test_the_model_view_says_what_even_the_file_view_cannot_show(tmp_path:
             screen = app.screen
             assert isinstance(screen, TranscriptScreen)
             assert words in _text(screen)
+
+
+@sync
+async def test_a_replacement_without_a_marker_still_says_the_result_was_replaced(
+    tmp_path: Path,
+) -> None:
+    """The model saw the replacement's text: the result's own marker is not what it saw,
+    even when the replacement holds no marker of its own."""
+    s = ClaudeSession(tmp_path)
+    s.user("Read it.")
+    marker = s.spill("toolu_01", "".join(f"row {i}\n" for i in range(3000)))
+    assert marker.startswith("<persisted-output>")
+    s.raw({"type": "content-replacement", "sessionId": "s", "replacements": [
+        {"kind": "tool-result", "toolUseId": "toolu_01", "replacement": "[too long: dropped]"}]})
+    app = TranscriptApp(s.write())
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        assert isinstance(screen.analysis, SessionAnalysis)
+        assert screen.analysis.replaced == {3: {"toolu_01": 4}}
+        text = _text(screen)
+        assert "replaced at request time (line 4)" in text
+        assert "preview matches" not in text and screen.header.markers == 0
+        assert_counting_matches_building(screen)
