@@ -815,7 +815,22 @@ class TranscriptScreen(Screen[None]):
         if path is None:
             self._say("This marker has no artifact to open.", severity="warning")
             return
+        if self._is_missing(key):
+            site = self.state.index.site_by_key.get(key)
+            copy = record_copy(site, MarkerState.MISSING) if isinstance(site, SpillSite) else None
+            held = (
+                f"; Claude Code's own record ({copy}) holds the full output: enter opens it here"
+                if copy
+                else ""
+            )
+            self._say(f"{path.name} is missing{held}.", severity="warning")
+            return
         pager.page(self.app, path, self._say)  # the orphans screen's `e` shares this path
+
+    def _is_missing(self, key: SiteKey) -> bool:
+        """Whether the ledger found the marker's artifact missing."""
+        ledger = self.state.ledger
+        return ledger is not None and ledger.state(key) is MarkerState.MISSING
 
     def action_copy(self) -> None:
         """Copy the focused artifact's path, or the marker text when nothing was stored."""
@@ -824,7 +839,8 @@ class TranscriptScreen(Screen[None]):
             return
         path = self._artifact_path(key)
         if path is not None:
-            self._copy(str(path), f"the path of {path.name}")
+            gone = " (missing)" if self._is_missing(key) else ""
+            self._copy(str(path), f"the path of {path.name}{gone}")
             return
         site = self.state.index.site_by_key.get(key)
         if isinstance(site, MarkerSite):

@@ -457,3 +457,31 @@ async def test_enter_on_a_missing_sidecar_opens_claude_codes_own_record_of_the_o
         await pilot.press("enter")  # closes it
         await settle(pilot)
         assert list(screen.artifacts) == []
+
+
+@sync
+async def test_e_and_c_on_a_missing_sidecar_say_it_is_missing(tmp_path: Path) -> None:
+    """The pager is not sent to a file that is not there; a copied path says it is gone."""
+    from _sessions import ClaudeSession, numbered
+
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("go")
+    s.spill("toolu_GONE", numbered(1500), write_file=False, inline="content")
+    app = TranscriptApp(s.write())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        said: list[str] = []
+        screen._say = lambda message, **kw: said.append(message)  # type: ignore[method-assign]
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await pilot.press("n", "e")
+        await settle(pilot)
+        assert said == [
+            "toolu_GONE.txt is missing; Claude Code's own record (toolUseResult.content) "
+            "holds the full output: enter opens it here."
+        ]
+        await pilot.press("c")
+        await settle(pilot)
+        assert copied and copied[0].endswith("toolu_GONE.txt")
