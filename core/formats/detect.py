@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from transcript_view.core.compressed import is_zstd, read_head
 from transcript_view.core.envelopes import ENVELOPE_VERSION, KNOWN_TYPES
 from transcript_view.core.transcript import TranscriptError, open_readonly
 
@@ -213,6 +214,9 @@ def sniff(head: bytes, *, complete: bool) -> Detection:
 def detect(path: str | os.PathLike[str]) -> Detection:
     """Sniff the file at `path`; reads at most `SNIFF_BYTES`, writes nothing.
 
+    A zstd-compressed file (Codex's `rollout-*.jsonl.zst`) is sniffed by its
+    first `SNIFF_BYTES` decompressed (`core.compressed.read_head`).
+
     Raises:
         TranscriptError: the path cannot be opened as a regular file.
     """
@@ -229,6 +233,11 @@ def detect(path: str | os.PathLike[str]) -> Detection:
         # A size of 0 may be a file that has content all the same (procfs, some FUSE).
         head = os.pread(fd, min(SNIFF_BYTES, os.fstat(fd).st_size) or SNIFF_BYTES, 0)
         size = os.fstat(fd).st_size  # after: a file that grew meanwhile is not complete
+        if is_zstd(head):
+            head, complete = read_head(fd, SNIFF_BYTES)
+            return sniff(head, complete=complete)
+    except OSError as exc:
+        raise TranscriptError(f"{p}: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
     return sniff(head, complete=len(head) >= size)
