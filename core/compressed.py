@@ -250,6 +250,9 @@ def read_head(fd: int, n: int, module: ModuleType | None = None) -> tuple[bytes,
     For sniffing a format and a listing's first prompt: at most `n` bytes are
     made. A stream cut short or corrupt within them gives what came before
     the fault, up to its last complete line, as all there is.
+
+    Raises:
+        CompressedError: not one complete line comes before the fault.
     """
     stream = decoder(fd, module)
     out = bytearray()
@@ -261,7 +264,15 @@ def read_head(fd: int, n: int, module: ModuleType | None = None) -> tuple[bytes,
             out += piece
         return bytes(out), not stream.read(1)
     except CompressedError:
-        return bytes(out[: out.rfind(b"\n") + 1]), True
+        readable = bytes(out[: out.rfind(b"\n") + 1])
+        if not readable:
+            raise
+        return readable, True
+
+
+def unreadable(path: Path, problem: str) -> str:
+    """The one line for a compressed file of which not one line can be read."""
+    return f"{path}: cannot be decompressed ({problem}); not one line of it could be read"
 
 
 def _remove(directory: str, fds: list[int], owner: int) -> None:

@@ -35,7 +35,7 @@ import msgspec
 
 from transcript_view.core import native, parallel
 from transcript_view.core.artifacts import artifact_dir_for
-from transcript_view.core.compressed import Inflated, is_zstd, plain_path
+from transcript_view.core.compressed import Inflated, is_zstd, plain_path, unreadable
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
 from transcript_view.core.findings import Finding
 from transcript_view.core.text import human_size, plural
@@ -371,7 +371,9 @@ class Transcript:
         """Open `path` read-only; the index is empty until `build_index` runs.
 
         Raises:
-            TranscriptError: the path is missing, unreadable, or not a regular file.
+            TranscriptError: the path is missing, unreadable, or not a regular file
+                (`build_index` raises it too for a compressed file of which not one
+                line can be decompressed).
         """
         self.path = path if isinstance(path, Path) else Path(path)
         self._inflated: Inflated | None = None
@@ -470,18 +472,14 @@ class Transcript:
         """What is wrong with the file itself rather than a line: a compressed file that
         could not be read to its end (`unreadable-compressed`, on the last line read)."""
         problem = self.decompression_problem
-        if problem is None:
-            return []
         lines = self.line_count
-        read = (
-            f"{plural(lines, 'line')} ({human_size(self._size_at_scan)}) decompressed before it"
-            if lines
-            else "nothing could be decompressed before it"
-        )
+        if problem is None or not lines:  # not one line: `build_index` refused it
+            return []
+        read = f"{plural(lines, 'line')} ({human_size(self._size_at_scan)}) decompressed before it"
         return [
             Finding(
                 "unreadable-compressed",
-                lines or None,
+                lines,
                 None,
                 f"{problem}; {read}, the rest of the file cannot be read",
             )
@@ -576,6 +574,8 @@ class Transcript:
             if self._closed:
                 return True  # closed while it was being read: nothing more will come
             inflated.fill(None if max_bytes is None else self._scanned + max_bytes, progress)
+        if inflated is not None and inflated.problem is not None and not inflated.exposed:
+            raise TranscriptError(unreadable(self.path, inflated.problem))
         total = self.file_size()
         self._size_at_scan = total
         budget = max_bytes if max_bytes is not None else total

@@ -131,6 +131,9 @@ class TranscriptScreen(Screen[None]):
             self.format = self._forced or detect(self.path).format or Format.REFERENCE
         except TranscriptError as exc:
             self.error = str(exc)
+            if self.transcript is not None:  # opened, but cannot be read (a damaged .zst)
+                self.transcript.close()
+                self.transcript = None
         if self.transcript is not None and self.format is Format.CLAUDE_CODE:
             # Markers name sidecars in the session's tool-results/, not `<stem>.artifacts/`.
             self.transcript.artifact_dir = sidecar_dir(self.path)

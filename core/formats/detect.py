@@ -22,7 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from transcript_view.core.compressed import is_zstd, read_head
+from transcript_view.core.compressed import CompressedError, is_zstd, read_head, unreadable
 from transcript_view.core.envelopes import ENVELOPE_VERSION, KNOWN_TYPES
 from transcript_view.core.transcript import TranscriptError, open_readonly
 
@@ -218,7 +218,8 @@ def detect(path: str | os.PathLike[str]) -> Detection:
     first `SNIFF_BYTES` decompressed (`core.compressed.read_head`).
 
     Raises:
-        TranscriptError: the path cannot be opened as a regular file.
+        TranscriptError: the path cannot be opened as a regular file, or is a
+            compressed file of which not one line can be decompressed.
     """
     p = path if isinstance(path, Path) else Path(path)
     try:
@@ -236,6 +237,8 @@ def detect(path: str | os.PathLike[str]) -> Detection:
         if is_zstd(head):
             head, complete = read_head(fd, SNIFF_BYTES)
             return sniff(head, complete=complete)
+    except CompressedError as exc:
+        raise TranscriptError(unreadable(p, str(exc))) from None
     except OSError as exc:
         raise TranscriptError(f"{p}: {exc.strerror or exc}") from exc
     finally:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from transcript_view.core.compressed import SUFFIX, is_zstd, read_head
+from transcript_view.core.compressed import SUFFIX, CompressedError, is_zstd, read_head
 from transcript_view.core.formats.claude_code import claude_prompt
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.transcript import TranscriptError, open_readonly
@@ -205,7 +205,7 @@ def _head_facts(path: Path, fmt: Format) -> tuple[str | None, str | None]:
         head = os.pread(fd, HEAD_BYTES, 0)
         if is_zstd(head):  # a compressed rollout: its first bytes decompressed
             head = read_head(fd, HEAD_BYTES)[0]
-    except OSError:
+    except (OSError, CompressedError):
         return None, None
     finally:
         os.close(fd)

@@ -321,13 +321,32 @@ def test_a_damaged_rollout_is_one_finding_with_the_lines_before_it_read(
     assert "Traceback" not in err
 
 
-def test_a_rollout_damaged_in_its_first_bytes_is_one_finding_with_no_line(tmp_path: Path) -> None:
-    packed = compress_file(_rollout(tmp_path))
-    packed.write_bytes(packed.read_bytes()[:4] + b"\xff" * 40)
-    row = json.loads(_check(packed, as_json=True)[1])
-    (finding,) = row["findings"]
-    assert finding["kind"] == "unreadable-compressed" and finding["line"] is None
-    assert "nothing could be decompressed" in finding["message"]
+@pytest.mark.parametrize(
+    "damage",
+    [lambda b: b[:4] + b"\xff" * 40, lambda b: b[:4], lambda b: b[:40]],
+    ids=["bad-header", "magic-only", "first-block-cut"],
+)
+def test_a_rollout_of_which_not_one_line_can_be_read_is_refused_in_one_line(
+    damage: Callable[[bytes], bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    packed = compress_file(_rollout(_day(tmp_path)))
+    packed.write_bytes(damage(packed.read_bytes()))
+    status, out = _check(packed, as_json=True)
+    assert status == 2
+    row = json.loads(out)
+    assert row["transcript"] == str(packed) and "not one line of it could be read" in row["error"]
+    capsys.readouterr()
+    assert main(["--check", str(packed)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be decompressed" in err and "Traceback" not in err
+    # Forced to a format, it is refused all the same (no finding that no line could show).
+    assert main(["--check", "--format", "codex", str(packed)]) == 2
+    # In a directory it is not passed over as "not a transcript": it is said.
+    assert run_check([tmp_path], as_json=False, strict=False, out=io.StringIO(), jobs=1) == 2
+    assert "cannot be decompressed" in capsys.readouterr().err
+    # The viewer refuses it in one line too.
+    assert main([str(packed)]) == 2
+    assert "cannot be decompressed" in capsys.readouterr().err
 
 
 def test_a_zstd_bomb_stops_at_the_documented_limit(

@@ -198,3 +198,22 @@ async def test_the_sessions_screen_lists_a_compressed_rollout_and_opens_it(tmp_p
         opened = app.screen
         assert isinstance(opened, TranscriptScreen) and opened.path == packed
         assert opened.header.lines == LINES
+
+
+@sync
+async def test_a_rollout_of_which_nothing_can_be_read_does_not_open_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    packed = compress_file(_rollout(tmp_path))
+    packed.write_bytes(packed.read_bytes()[:40])
+    temps = _temp_copies()
+    app = TranscriptApp(packed)
+    toasts = _listen(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.transcript is None and screen.error is not None
+        assert "cannot be decompressed" in screen.error
+        assert any(k.get("title") == "Cannot open" for _, k in toasts)
+        assert _temp_copies() == temps  # closed at once, not only when the app quits
