@@ -17,6 +17,7 @@ from _pilot import settle, sync
 from _screen import SIZE, cursor_row
 from _sessions import codex_chars_truncated, codex_lines_omitted, numbered, write_codex_rollout
 from _zstd import compress_file, snapshot
+from textual.widgets import DataTable
 
 from transcript_view.core import parallel
 from transcript_view.core.formats.detect import Format
@@ -193,6 +194,9 @@ async def test_the_sessions_screen_lists_a_compressed_rollout_and_opens_it(tmp_p
             result = screen.results[str(s.path)]
             assert result.counts == (2, 0, 0, 0, 0) and s.first_prompt == "build it"
         row = [s.path for s in screen.sessions].index(packed)
+        table = screen.query_one("#sessions-table", DataTable)
+        assert str(table.get_cell(str(packed), "size")).endswith(" zst")
+        assert not str(table.get_cell(str(plain), "size")).endswith(" zst")
         await pilot.press(*(["down"] * row), "enter")
         await settle(pilot)
         opened = app.screen
