@@ -114,7 +114,7 @@ def run_check(
 
     def say_empty(before: int) -> None:
         for path in empty.pop(before, []):
-            message = f"{path}: no .jsonl (or .jsonl.zst) files in this directory tree"
+            message = f"{path}: no .jsonl files in this directory tree"
             print(f"transcript-view: {message}", file=sys.stderr)
             if as_json:
                 out.write(refusal_json(path, message))

@@ -235,6 +235,7 @@ def test_every_kind_in_the_vocabulary_has_a_severity() -> None:
         "sidecar-not-json",
         "output-capped",
         "inline-duplicate",
+        "unreadable-compressed",
     }
 
 
