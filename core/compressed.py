@@ -10,7 +10,9 @@ private temporary file, and that copy is what gets indexed and read:
 
 - the copy lives in a directory of its own made by `tempfile.mkdtemp` (mode
   0700, under `$TMPDIR`), never beside the session, and is removed when the
-  transcript is closed, or when the program exits with it still open;
+  transcript is closed, or when the program exits with it still open; one left
+  by a process that was killed (SIGKILL leaves no time to clean up) is removed
+  the next time a compressed transcript is opened (`sweep`);
 - decompression never holds more than a step (`STEP_BYTES`) and one input
   slice's worth of output in memory, and the line index grows with the copy
   (`Inflated.fill`), so the first screen of a gigabyte rollout is shown after
@@ -31,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 import threading
 import weakref
@@ -57,6 +60,10 @@ BLOCK_BYTES = 128 << 10
 MAX_RATIO = 1000
 #: ... or this many bytes, whichever is more. Past it, it is taken for a zstd bomb.
 MIN_LIMIT = 64 << 20
+
+
+#: A copy's directory: this and the pid of the process that made it, then `-` and mkdtemp's letters.
+PREFIX = "transcript-view-"
 
 
 class CompressedError(Exception):
@@ -275,6 +282,34 @@ def unreadable(path: Path, problem: str) -> str:
     return f"{path}: cannot be decompressed ({problem}); not one line of it could be read"
 
 
+def sweep(directory: str | None = None) -> None:
+    """Remove the copies of processes that are gone without removing them (killed, crashed).
+
+    A copy's directory names the process that made it (`PREFIX`); one of this
+    user's whose process no longer exists is removed. A process alive under
+    the same pid (pids are reused) keeps it until it is gone too.
+    """
+    directory = directory if directory is not None else tempfile.gettempdir()
+    try:
+        with os.scandir(directory) as it:
+            entries = [e for e in it if e.name.startswith(PREFIX)]
+    except OSError:
+        return
+    for e in entries:
+        pid_text = e.name[len(PREFIX) :].partition("-")[0]
+        if not pid_text.isdigit() or int(pid_text) in (0, os.getpid()):
+            continue
+        try:
+            st = e.stat(follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            shutil.rmtree(e.path, ignore_errors=True)
+        except OSError:  # alive but not ours to signal, or gone from under us
+            continue
+
+
 def _remove(directory: str, fds: list[int], owner: int) -> None:
     """Close the copy's descriptors and remove its directory (in the process that made it)."""
     for fd in fds:
@@ -302,7 +337,8 @@ class Inflated:
         self.source_size = os.fstat(source_fd).st_size
         self.limit = output_limit(self.source_size)
         self._decoder = decoder(source_fd, module)
-        self._directory = tempfile.mkdtemp(prefix="transcript-view-")  # mode 0700
+        sweep()
+        self._directory = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")  # mode 0700
         self.path = Path(self._directory) / (plain_path(source).name or "transcript")
         self._fds: list[int] = []
         self._finalizer = weakref.finalize(

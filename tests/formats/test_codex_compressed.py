@@ -12,7 +12,10 @@ import io
 import json
 import os
 import pickle
+import signal
 import stat
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -234,6 +237,28 @@ def test_the_copy_is_private_never_beside_the_session_and_gone_after_close(tmp_p
     list_sessions(tmp_path / "sessions", Format.CODEX)
     assert snapshot(tmp_path) == before
     assert _temp_copies() == temps
+
+
+def test_a_copy_left_by_a_killed_process_is_removed_by_the_next_open(tmp_path: Path) -> None:
+    packed = compress_file(_rollout(tmp_path))
+    code = (
+        "import os, signal, sys; from transcript_view.core.transcript import Transcript; "
+        "t = Transcript(sys.argv[1]); t.build_index(); print(t.copy_path, flush=True); "
+        "os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    killed = subprocess.run(
+        [sys.executable, "-c", code, str(packed)], capture_output=True, text=True, timeout=60
+    )
+    assert killed.returncode == -signal.SIGKILL
+    left = Path(killed.stdout.strip())
+    assert left.exists()  # SIGKILL: nothing could remove it then
+    alive = Path(tempfile.mkdtemp(prefix=f"{compressed.PREFIX}{os.getppid()}-"))
+    try:
+        with Transcript(packed):
+            assert not left.parent.exists()
+            assert alive.exists()  # its process is alive: kept
+    finally:
+        alive.rmdir()
 
 
 def test_a_closed_compressed_transcript_refuses_to_read_instead_of_failing_oddly(
