@@ -678,6 +678,35 @@ def small_codex_rollout(path: Path, size: int) -> Path:
     return _jsonl(path, size, rounds, compact=True)
 
 
+def zst(path: Path, plain: Path) -> Path:
+    """`plain` compressed to `path` as Codex compresses a rollout a week idle.
+
+    zstd level 3, one frame written as a stream (so its header records no
+    size), as `codex-rs/rollout/src/compression.rs` writes it; by the standard
+    library's `compression.zstd` where the Python has it, else `zstandard`.
+    Kept once written, like every input here.
+    """
+    if path.exists():
+        return path
+    tmp = path.with_name(path.name + ".partial")
+    with open(plain, "rb") as src, open(tmp, "wb") as out:
+        try:
+            from compression import zstd  # type: ignore[import-not-found, unused-ignore]
+
+            packer = zstd.ZstdCompressor(level=3)
+            while chunk := src.read(8 << 20):
+                out.write(packer.compress(chunk))
+            out.write(packer.flush())
+        except ImportError:
+            import zstandard
+
+            with zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False) as writer:
+                while chunk := src.read(8 << 20):
+                    writer.write(chunk)
+    os.replace(tmp, path)
+    return path
+
+
 def line_sizes(path: Path) -> tuple[int, float]:
     """A file's median line length in bytes, and the share of its lines under 300 bytes."""
     from collections import Counter

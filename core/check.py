@@ -178,7 +178,12 @@ _SIDECAR_DIRS = ("tool-results",)
 
 
 def transcripts_in(directory: Path) -> list[Path]:
-    """Every `.jsonl` file in a directory tree, sorted; symlinks and sidecar folders skipped."""
+    """Every `.jsonl` file in a directory tree, sorted; symlinks and sidecar folders skipped.
+
+    A compressed `.jsonl.zst` (Codex's, a week idle) counts too, except beside
+    its plain `.jsonl`: then the plain file is the transcript, as for Codex
+    itself, and the compressed one is passed over without a word.
+    """
     found: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(
@@ -188,9 +193,13 @@ def transcripts_in(directory: Path) -> list[Path]:
             and d not in _SIDECAR_DIRS
             and not os.path.islink(os.path.join(root, d))
         )
+        names = set(files)
         for name in sorted(files):
             path = Path(root) / name
-            if name.endswith(".jsonl") and not path.is_symlink() and path.is_file():
+            wanted = name.endswith(".jsonl") or (
+                name.endswith(".jsonl.zst") and name[: -len(".zst")] not in names
+            )
+            if wanted and not path.is_symlink() and path.is_file():
                 found.append(path)
     return found
 

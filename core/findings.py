@@ -29,6 +29,7 @@ KINDS: dict[str, Severity] = {
     "unsafe-name": Severity.ERROR,
     "unreadable-artifact": Severity.ERROR,
     "malformed-line": Severity.ERROR,
+    "unreadable-compressed": Severity.ERROR,
     "torn-tail": Severity.WARNING,
     "orphan-artifact": Severity.WARNING,
     "partial-write": Severity.WARNING,

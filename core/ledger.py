@@ -304,13 +304,16 @@ class VerificationLedger:
         # Kept up to date with every verdict (`_set_verdict`), so the header's counts
         # after each batch of checks cost nothing, not a walk of thousands of markers.
         self._states: Counter[MarkerState] = Counter()
-        self._problem_count = _problems_in(analysis.findings)
+        # The analysis's own findings, and what is wrong with the file itself (a
+        # compressed transcript that could not be read to its end).
+        self._base: list[Finding] = [*analysis.findings, *analysis.transcript.source_findings()]
+        self._problem_count = _problems_in(self._base)
         for site in self._sites:
             self._set_verdict(site.key, verdict_of(site, None))
         # What a line's own rows show (not a marker's): the analysis's errors and
         # warnings, then missing files only a settle names. Lists replaced whole.
         self._line_findings: dict[int, list[Finding]] = {}
-        for f in analysis.findings:
+        for f in self._base:
             if f.line is not None and f.severity is not Severity.NOTE:
                 self._line_findings.setdefault(f.line, []).append(f)
         self.orphans: list[OrphanFile] | None = None
@@ -580,7 +583,7 @@ class VerificationLedger:
 
     def findings(self) -> list[Finding]:
         """Everything `--check` reports for this transcript, in its order."""
-        out = list(self.analysis.findings)
+        out = list(self._base)
         for site in self._sites:
             out.extend(self._verdicts[site.key][1])
         for name in sorted(self._key_findings):

@@ -35,7 +35,10 @@ import msgspec
 
 from transcript_view.core import native, parallel
 from transcript_view.core.artifacts import artifact_dir_for
+from transcript_view.core.compressed import Inflated, is_zstd, plain_path, unreadable
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
+from transcript_view.core.findings import Finding
+from transcript_view.core.text import human_size, plural
 
 if TYPE_CHECKING:
     from transcript_view.core import _lines  # the optional native scanner (core/_lines.c)
@@ -332,9 +335,19 @@ def describe_mode(mode: int) -> str:
     return "not a regular file"
 
 
-def _reopen(path: str, artifact_dir: str, starts: bytes, state: tuple[int, int, int]) -> Transcript:
-    """A pickled `Transcript` in another process: the same path reopened, the index kept."""
-    t = Transcript(path)
+def _reopen(
+    path: str,
+    artifact_dir: str,
+    starts: bytes,
+    state: tuple[int, int, int],
+    copy: tuple[str, str | None] | None = None,
+) -> Transcript:
+    """A pickled `Transcript` in another process: the same path reopened, the index kept.
+
+    `copy`: a compressed transcript's decompressed copy (its path, and why the
+    rest could not be read), which the copy reads and leaves to its owner.
+    """
+    t = Transcript(path, _copy=copy)
     t.artifact_dir = Path(artifact_dir)
     t._starts.frombytes(starts)
     t._scanned, t._size_at_scan, t.resets = state
@@ -346,22 +359,33 @@ class Transcript:
 
     Thread-safe for readers: lines are read with `os.pread`, so a UI worker can
     extend the index while the screen reads lines already indexed.
+
+    A zstd-compressed file (Codex's `rollout-*.jsonl.zst`, told by its first
+    bytes) is read through a private decompressed copy (`core.compressed`),
+    made as the index grows and removed by `close`; `path` stays the file's.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, _copy: tuple[str, str | None] | None = None
+    ) -> None:
         """Open `path` read-only; the index is empty until `build_index` runs.
 
         Raises:
-            TranscriptError: the path is missing, unreadable, or not a regular file.
+            TranscriptError: the path is missing, unreadable, or not a regular file
+                (`build_index` raises it too for a compressed file of which not one
+                line can be decompressed).
         """
         self.path = path if isinstance(path, Path) else Path(path)
-        self.artifact_dir = artifact_dir_for(self.path)
+        self._inflated: Inflated | None = None
+        self._copy = _copy
+        """The decompressed copy read instead of `path`, and why its rest is lost."""
+        self.artifact_dir = artifact_dir_for(plain_path(self.path))
         if self.path.is_symlink() and not os.path.lexists(self.artifact_dir):
             # A transcript linked in from elsewhere keeps its artifacts beside the
             # real file, which is where its writer put them.
-            self.artifact_dir = artifact_dir_for(self.path.resolve())
+            self.artifact_dir = artifact_dir_for(plain_path(self.path.resolve()))
         try:
-            self._fd = open_readonly(self.path)
+            self._fd = open_readonly(Path(_copy[0]) if _copy is not None else self.path)
         except FileNotFoundError:
             raise TranscriptError(f"{self.path}: no such file") from None
         except PermissionError:
@@ -370,6 +394,8 @@ class Transcript:
             raise TranscriptError(f"{self.path}: a directory, not a regular file") from None
         except OSError as exc:
             raise TranscriptError(f"{self.path}: {exc.strerror or exc}") from None
+        if _copy is None:
+            self._inflate_if_compressed()
         self._lock = threading.Lock()
         self._starts = array("q")
         self._scanned = 0
@@ -383,6 +409,27 @@ class Transcript:
         without its LF: a line a writer lands in two writes is counted when its first
         part arrives, so its completion adds no line, yet it must be parsed again."""
 
+    def _inflate_if_compressed(self) -> None:
+        """Read a zstd-compressed file through a private decompressed copy (`core.compressed`).
+
+        The file's own descriptor is kept (the copy is made from it as the
+        index asks); `_fd` becomes the copy's, read-only.
+        """
+        try:
+            compressed = is_zstd(os.pread(self._fd, 4, 0))
+            if compressed:
+                self._inflated = Inflated(self.path, self._fd)
+        except OSError as exc:
+            os.close(self._fd)
+            raise TranscriptError(
+                f"{self.path}: cannot decompress it into a private temporary copy "
+                f"({exc.strerror or exc})"
+            ) from None
+        if self._inflated is not None:
+            self._source_fd = self._fd
+            self._fd = self._inflated.fd
+            self._copy = (str(self._inflated.path), None)
+
     # -- lifecycle ---------------------------------------------------------
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -390,12 +437,61 @@ class Transcript:
 
         What a worker not started by fork is sent (`core.parallel`): a descriptor or a
         lock cannot cross a process boundary, and the index need not be scanned
-        again. The worker's copy opens the same path read-only.
+        again. The worker's copy opens the same path read-only (a compressed
+        transcript's decompressed copy, which stays its owner's to remove).
         """
         with self._lock:
             starts = self._starts.tobytes()
             state = (self._scanned, self._size_at_scan, self.resets)
-        return (_reopen, (str(self.path), str(self.artifact_dir), starts, state))
+        copy = (self._copy[0], self.decompression_problem) if self._copy is not None else None
+        return (_reopen, (str(self.path), str(self.artifact_dir), starts, state, copy))
+
+    @property
+    def compressed(self) -> bool:
+        """Whether the file is zstd-compressed (read through a decompressed copy)."""
+        return self._copy is not None
+
+    @property
+    def copy_path(self) -> Path | None:
+        """Where a compressed transcript's decompressed copy is (None for a plain file)."""
+        return Path(self._copy[0]) if self._copy is not None else None
+
+    @property
+    def decompressing(self) -> bool:
+        """Whether a compressed transcript still has more to decompress."""
+        return self._inflated is not None and not self._inflated.finished
+
+    @property
+    def decompression_problem(self) -> str | None:
+        """Why the rest of a compressed transcript could not be read (None: all was read)."""
+        if self._inflated is not None:
+            return self._inflated.problem
+        return self._copy[1] if self._copy is not None else None
+
+    def source_findings(self) -> list[Finding]:
+        """What is wrong with the file itself rather than a line: a compressed file that
+        could not be read to its end (`unreadable-compressed`, on the last line read)."""
+        problem = self.decompression_problem
+        lines = self.line_count
+        if problem is None or not lines:  # not one line: `build_index` refused it
+            return []
+        read = f"{plural(lines, 'line')} ({human_size(self._size_at_scan)}) decompressed before it"
+        return [
+            Finding(
+                "unreadable-compressed",
+                lines,
+                None,
+                f"{problem}; {read}, the rest of the file cannot be read",
+            )
+        ]
+
+    def loading(self) -> tuple[int, int]:
+        """How far opening has got, as (done, total): compressed bytes read while a
+        compressed file is decompressed, then bytes indexed."""
+        inflated = self._inflated
+        if inflated is not None and not inflated.finished:
+            return inflated.consumed, inflated.source_size
+        return self._scanned, self.file_size()
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Transcript:
@@ -405,10 +501,14 @@ class Transcript:
         return t
 
     def close(self) -> None:
-        """Release the file descriptor."""
+        """Release the file descriptor (and remove a compressed file's decompressed copy)."""
         if not self._closed:
             self._closed = True
-            os.close(self._fd)
+            if self._inflated is not None:
+                self._inflated.remove()  # closes `_fd`, the copy's
+                os.close(self._source_fd)
+            else:
+                os.close(self._fd)
 
     def __enter__(self) -> Transcript:
         return self
@@ -419,9 +519,12 @@ class Transcript:
     # -- the index ---------------------------------------------------------
 
     def file_size(self) -> int:
-        """The file's current size in bytes."""
+        """The file's current size in bytes (a compressed file's: what is decompressed
+        so far, up to its last complete line until all of it is)."""
+        if self._inflated is not None:
+            return self._inflated.exposed
         if self._closed:
-            return os.stat(self.path).st_size
+            return os.stat(self.copy_path or self.path).st_size
         return os.fstat(self._fd).st_size
 
     def _pread(self, length: int, offset: int) -> bytes:
@@ -432,7 +535,9 @@ class Transcript:
         """
         if not self._closed:
             return os.pread(self._fd, length, offset)
-        fd = open_readonly(self.path)
+        if self._inflated is not None:
+            raise TranscriptError(f"{self.path}: closed, and its decompressed copy removed")
+        fd = open_readonly(self.copy_path or self.path)
         try:
             return os.pread(fd, length, offset)
         finally:
@@ -445,8 +550,9 @@ class Transcript:
 
     @property
     def index_complete(self) -> bool:
-        """Whether the index covers the file as it was when last scanned."""
-        return self._scanned >= self._size_at_scan
+        """Whether the index covers the file as it was when last scanned (a compressed
+        file: all of it decompressed)."""
+        return self._scanned >= self._size_at_scan and not self.decompressing
 
     def build_index(
         self,
@@ -458,7 +564,18 @@ class Transcript:
 
         `progress(scanned, total)` is called after each chunk. `max_bytes` bounds
         one call's work, so a UI can index the first screen first.
+
+        A compressed file is decompressed first as far as the call indexes
+        (`progress` then counts compressed bytes read: `loading`), so the
+        index of its start is there before the rest is decompressed.
         """
+        inflated = self._inflated
+        if inflated is not None and not inflated.finished:
+            if self._closed:
+                return True  # closed while it was being read: nothing more will come
+            inflated.fill(None if max_bytes is None else self._scanned + max_bytes, progress)
+        if inflated is not None and inflated.problem is not None and not inflated.exposed:
+            raise TranscriptError(unreadable(self.path, inflated.problem))
         total = self.file_size()
         self._size_at_scan = total
         budget = max_bytes if max_bytes is not None else total
@@ -487,7 +604,7 @@ class Transcript:
                 progress(pos, total)
         if total == 0:
             self._size_at_scan = 0
-        return self._scanned >= total
+        return self._scanned >= total and not self.decompressing
 
     def _build_index_pieces(
         self,
@@ -550,7 +667,7 @@ class Transcript:
                     break
         if total == 0:
             self._size_at_scan = 0
-        return self._scanned >= total
+        return self._scanned >= total and not self.decompressing
 
     def refresh(self) -> int:
         """Index what was appended since the last scan; return how many lines are new.

@@ -699,6 +699,63 @@ CASES += [
 QUOTED_MARKERS = ("claude-quoted-markers", "codex-quoted-notices")
 
 
+def _codex_zst(damage: Callable[[bytes], bytes]) -> Callable[[Path], Path]:
+    """A compressed rollout (as Codex compresses one a week idle), damaged by `damage`."""
+
+    def build(d: Path) -> Path:
+        from _zstd import compress_file
+
+        rollout = write_codex_rollout(
+            d / "rollout.jsonl", [numbered(3000) for _ in range(3)] + [codex_lines_omitted(300)]
+        )
+        packed = compress_file(rollout)
+        packed.write_bytes(damage(packed.read_bytes()))
+        return packed
+
+    return build
+
+
+def _codex_zst_bomb(d: Path) -> Path:
+    from _zstd import bomb
+
+    first = write_codex_rollout(d / "rollout.jsonl", []).read_bytes().split(b"\n")[0] + b"\n"
+    (d / "rollout.jsonl").unlink()
+    path = d / "rollout.jsonl.zst"
+    path.write_bytes(bomb(256 << 20, first))  # 256 MiB from a few kilobytes
+    return path
+
+
+CASES += [
+    Case(
+        "codex-zst-truncated",
+        "a compressed rollout cut short",
+        _codex_zst(lambda b: b[:-64]),
+        1,
+        ("unreadable-compressed",),
+    ),
+    Case(
+        "codex-zst-bad-header",
+        "a compressed rollout whose first frame's header is corrupt (not one line readable)",
+        _codex_zst(lambda b: b[:4] + b"\xff" * 32 + b[36:]),
+        2,
+    ),
+    Case(
+        "codex-zst-trailing",
+        "a compressed rollout with bytes after its last frame",
+        _codex_zst(lambda b: b + b"not zstd"),
+        1,
+        ("unreadable-compressed",),
+    ),
+    Case(
+        "codex-zst-bomb",
+        "a zstd bomb: a few kilobytes that decompress to 256 MiB",
+        _codex_zst_bomb,
+        1,
+        ("unreadable-compressed",),
+    ),
+]
+
+
 def _artifacts_file(d: Path) -> Path:
     path, artifact = stored_run(d)
     directory = artifact.parent

@@ -17,6 +17,8 @@ from enum import Enum
 class Phase(Enum):
     """The step of loading in progress (what the header shows beside its bar)."""
 
+    DECOMPRESSING = "decompressing"
+    """A compressed transcript is decompressed into its private copy, and indexed as it goes."""
     INDEXING = "indexing"
     READING = "reading"
     CHECKING = "checking artifacts"
@@ -50,6 +52,11 @@ class LoadState:
     phase: Phase = Phase.INDEXING
     analysis: Run = Run.IDLE
     poll: Run = Run.IDLE
+
+    def index_grew(self, decompressing: bool) -> None:
+        """The index took a step: still decompressing a compressed transcript, or indexing."""
+        if self.phase in (Phase.DECOMPRESSING, Phase.INDEXING):
+            self.phase = Phase.DECOMPRESSING if decompressing else Phase.INDEXING
 
     def failed_to_open(self) -> None:
         """The transcript cannot be read at all."""

@@ -139,6 +139,9 @@ class TranscriptScreen(Screen[None]):
             self.format = self._forced or detect(self.path).format or Format.REFERENCE
         except TranscriptError as exc:
             self.error = str(exc)
+            if self.transcript is not None:  # opened, but cannot be read (a damaged .zst)
+                self.transcript.close()
+                self.transcript = None
         if self.transcript is not None and self.format is Format.CLAUDE_CODE:
             # Markers name sidecars in the session's tool-results/, not `<stem>.artifacts/`.
             self.transcript.artifact_dir = sidecar_dir(self.path)
@@ -190,6 +193,8 @@ class TranscriptScreen(Screen[None]):
             self._show_phase()
             self._say(self.error or "cannot open", title="Cannot open", severity="error")
             return
+        if self.transcript.compressed:
+            self.load.index_grew(decompressing=True)
         self._show_phase()
         self._index(self.transcript)
 
@@ -299,14 +304,23 @@ class TranscriptScreen(Screen[None]):
     def on_index_progress(self, msg: IndexProgress) -> None:
         """Show progress, lay out what is indexed, and analyse once the index is whole."""
         self.header.lines = msg.lines
+        self.load.index_grew(msg.decompressing)
         if not msg.complete:
             self._show_phase(msg.done_bytes, msg.total_bytes)
-        if self.analysis is None and workers.measures_rows(msg.total_bytes, None):
+        size = max(msg.total_bytes, msg.size_bytes)  # a compressed file's: at least this
+        if self.analysis is None and workers.measures_rows(size, None):
             # The analysis will count the rows: lay out only the first screen while
             # indexing (counting more here starved the index of the GIL).
             self.view.expect_rows(keep=True)
         self.view.index_grew(msg.complete)
         if msg.complete:
+            problem = self.transcript.decompression_problem if self.transcript else None
+            if problem is not None:
+                self._say(
+                    f"{problem}. Shown: the {plural(msg.lines, 'line')} decompressed before it.",
+                    title="Cannot read all of this compressed file",
+                    severity="error",
+                )
             self._start_analysis()
 
     def _start_analysis(self) -> None:
@@ -497,6 +511,12 @@ class TranscriptScreen(Screen[None]):
         last turn's unsettled calls are running. Stopping reads it once more as
         `--check` does (only the last line is read again), so the two agree.
         """
+        if not self.following and self.transcript is not None and self.transcript.compressed:
+            self._say(
+                "A compressed rollout is not being written (Codex compresses one a week "
+                "after its last line): there is nothing to follow."
+            )
+            return
         self.following = not self.following
         self.header.following = self.following
         transcript, was = self.transcript, self._analyser

@@ -25,12 +25,19 @@ from transcript_view.viewer.rows import Block
 
 @dataclass
 class IndexProgress(Message):
-    """The line index grew: how far it got and whether it reached the end."""
+    """The line index grew: how far it got and whether it reached the end.
+
+    While a compressed transcript is decompressed (`decompressing`), the bytes
+    done and in all are the compressed file's, and `size_bytes` how much of it
+    is decompressed so far.
+    """
 
     lines: int
     done_bytes: int
     total_bytes: int
     complete: bool
+    decompressing: bool = False
+    size_bytes: int = 0
 
 
 @dataclass

@@ -74,13 +74,28 @@ def index_transcript(transcript: Transcript, post: Post, cancelled: Cancelled = 
 
     The first step is small so the first screen is laid out before a huge file
     is scanned; every step posts an `IndexProgress`, the last one `complete`.
+    A compressed transcript is decompressed as the index grows, step by step
+    (`Transcript.build_index`): its progress counts compressed bytes read
+    until all of it is decompressed. The transcript closed meanwhile (the
+    screen went away), it stops.
     """
     step = FIRST_INDEX_BYTES
     while True:
-        done = transcript.build_index(max_bytes=step)
+        try:
+            done = transcript.build_index(max_bytes=step)
+        except (OSError, TranscriptError) as exc:
+            if not cancelled():
+                post(AnalysisFailed(f"index: {exc}"))
+            return
+        done_bytes, total_bytes = transcript.loading()
         post(
             IndexProgress(
-                transcript.line_count, transcript.indexed_bytes, transcript.file_size(), done
+                transcript.line_count,
+                done_bytes,
+                total_bytes,
+                done,
+                transcript.decompressing,
+                transcript.file_size(),
             )
         )
         if done or cancelled():

@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from transcript_view.core.compressed import CompressedError, is_zstd, read_head, unreadable
 from transcript_view.core.envelopes import ENVELOPE_VERSION, KNOWN_TYPES
 from transcript_view.core.transcript import TranscriptError, open_readonly
 
@@ -246,8 +247,12 @@ def sniff(head: bytes, *, complete: bool) -> Detection:
 def detect(path: str | os.PathLike[str]) -> Detection:
     """Sniff the file at `path`; reads at most `SNIFF_BYTES`, writes nothing.
 
+    A zstd-compressed file (Codex's `rollout-*.jsonl.zst`) is sniffed by its
+    first `SNIFF_BYTES` decompressed (`core.compressed.read_head`).
+
     Raises:
-        TranscriptError: the path cannot be opened as a regular file.
+        TranscriptError: the path cannot be opened as a regular file, or is a
+            compressed file of which not one line can be decompressed.
     """
     p = path if isinstance(path, Path) else Path(path)
     try:
@@ -262,6 +267,13 @@ def detect(path: str | os.PathLike[str]) -> Detection:
         # A size of 0 may be a file that has content all the same (procfs, some FUSE).
         head = os.pread(fd, min(SNIFF_BYTES, os.fstat(fd).st_size) or SNIFF_BYTES, 0)
         size = os.fstat(fd).st_size  # after: a file that grew meanwhile is not complete
+        if is_zstd(head):
+            head, complete = read_head(fd, SNIFF_BYTES)
+            return sniff(head, complete=complete)
+    except CompressedError as exc:
+        raise TranscriptError(unreadable(p, str(exc))) from None
+    except OSError as exc:
+        raise TranscriptError(f"{p}: {exc.strerror or exc}") from exc
     finally:
         os.close(fd)
     return sniff(head, complete=len(head) >= size)

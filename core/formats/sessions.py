@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from transcript_view.core.compressed import SUFFIX, CompressedError, is_zstd, read_head
 from transcript_view.core.formats.claude_code import claude_prompt
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.transcript import TranscriptError, open_readonly
@@ -27,8 +28,9 @@ from transcript_view.core.transcript import TranscriptError, open_readonly
 HEAD_BYTES = 256 << 10
 #: A timestamp as both agents write it (anything else is not shown as a start time).
 _ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?$")
-#: A Codex rollout's file name: `rollout-<YYYY-MM-DDThh-mm-ss>-<uuid>.jsonl`.
-ROLLOUT_RE = re.compile(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-.+\.jsonl$")
+#: A Codex rollout's file name: `rollout-<YYYY-MM-DDThh-mm-ss>-<uuid>.jsonl`, or the same
+#: with `.zst` after it once Codex has compressed it (a week idle, since 0.137).
+ROLLOUT_RE = re.compile(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-.+\.jsonl(?:\.zst)?$")
 
 
 def default_root(fmt: Format, env: Mapping[str, str] | None = None) -> Path:
@@ -67,6 +69,25 @@ def _jsonl(directory: Path) -> Iterator[os.DirEntry[str]]:
         return
     for e in entries:
         if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False):
+            yield e
+
+
+def _rollout_entries(directory: Path) -> Iterator[os.DirEntry[str]]:
+    """Rollout files in one folder: `*.jsonl`, and `*.jsonl.zst` where no plain one is.
+
+    Codex's own rule (`RolloutFile::from_path`): while both exist (a moment,
+    when it compresses or restores one), the plain file is the rollout.
+    """
+    try:
+        with os.scandir(directory) as it:
+            entries = [e for e in it if ROLLOUT_RE.match(e.name)]
+    except OSError:
+        return
+    names = {e.name for e in entries}
+    for e in entries:
+        if e.name.endswith(SUFFIX) and e.name[: -len(SUFFIX)] in names:
+            continue
+        if e.is_file(follow_symlinks=False):
             yield e
 
 
@@ -125,15 +146,14 @@ def _codex_files(directory: Path, limit: int | None = None) -> Iterator[tuple[Pa
     stack = [directory]
     while stack:
         here = stack.pop()
-        for e in sorted(_jsonl(here), key=lambda e: e.name, reverse=True):
-            if ROLLOUT_RE.match(e.name):
-                yield (
-                    Path(e.path),
-                    here.relative_to(directory).as_posix() if here != directory else "",
-                )
-                found += 1
-                if limit is not None and found >= limit:
-                    return
+        for e in sorted(_rollout_entries(here), key=lambda e: e.name, reverse=True):
+            yield (
+                Path(e.path),
+                here.relative_to(directory).as_posix() if here != directory else "",
+            )
+            found += 1
+            if limit is not None and found >= limit:
+                return
         subs = [d for d in _dirs(here) if d.name.isdigit()]
         stack.extend(sorted(subs))  # popped from the end: the newest first
 
@@ -183,7 +203,9 @@ def _head_facts(path: Path, fmt: Format) -> tuple[str | None, str | None]:
         return None, None
     try:
         head = os.pread(fd, HEAD_BYTES, 0)
-    except OSError:
+        if is_zstd(head):  # a compressed rollout: its first bytes decompressed
+            head = read_head(fd, HEAD_BYTES)[0]
+    except (OSError, CompressedError):
         return None, None
     finally:
         os.close(fd)

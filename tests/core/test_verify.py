@@ -225,6 +225,7 @@ def test_every_kind_in_the_vocabulary_has_a_severity() -> None:
         "unsafe-name",
         "unreadable-artifact",
         "malformed-line",
+        "unreadable-compressed",
         "torn-tail",
         "orphan-artifact",
         "partial-write",

@@ -63,6 +63,12 @@ def _when(session: SessionFile) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(session.mtime))
 
 
+def _size(session: SessionFile) -> str:
+    """The file's size; a compressed rollout's says it is the compressed size."""
+    shown = human_size(session.size)
+    return f"{shown} zst" if session.path.name.endswith(".zst") else shown
+
+
 def shown_folder(directory: Path) -> str:
     """A folder as a person names it: `~/…` under the home directory, else its name."""
     try:
@@ -150,7 +156,7 @@ class SessionsScreen(Screen[None]):
             table.add_row(
                 sanitize.text(_when(s), no_wrap=True),
                 sanitize.text(s.project, no_wrap=True, overflow="ellipsis"),
-                Text(human_size(s.size), justify="right"),
+                Text(_size(s), justify="right"),
                 sanitize.text(
                     (s.first_prompt or "").replace("\n", " "), no_wrap=True, overflow="ellipsis"
                 ),
