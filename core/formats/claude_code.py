@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from transcript_view.core.calls import CallFold
 from transcript_view.core.decoding import Measure, Measured
 from transcript_view.core.findings import Finding
 from transcript_view.core.formats.batches import (
@@ -246,6 +247,8 @@ class ClaudePass:
     notes_later: dict[int, list[Note]] = field(default_factory=dict)
     """The notes of lines that still hold a `(BRANCH, Branch, before)` or `(COMPACTION,
     trigger, parent, before)`: a parent only lines before `before` can have."""
+    calls: CallFold = field(default_factory=CallFold)
+    """The model calls so far (the analysis's at the end)."""
 
     def read(
         self,
@@ -321,6 +324,7 @@ class ClaudePass:
         a.tags.update(cast(dict[int, list[str]], b.tags))  # every note is words by now
         a.links.update(b.links)
         a.named |= b.named
+        self.calls.absorb(b.calls)
         self.ids |= b.ids
         self.uuids.add(b.uuid_keys, b.uuid_lines)
         self.tools.add(b.tool_keys, b.tool_lines)
@@ -351,6 +355,7 @@ class ClaudePass:
         and turn problems into findings."""
         a = self.analysis
         a.lines = lines
+        a.calls = self.calls.calls
         self._notes()
         tids = {tid for _, tid, _ in self.late_sites} | {tid for _, tid, _ in self.replacements}
         named = self.tools.lines_of({self.id_keys(tid) for tid in tids})

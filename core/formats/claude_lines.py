@@ -27,6 +27,16 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from transcript_view.core.calls import (
+    CLAUDE_USAGE,
+    FOLDS,
+    ROW_FORMAT,
+    SOURCE,
+    TOKENS,
+    CallRun,
+    Compaction,
+    set_row_field,
+)
 from transcript_view.core.decoding import decode_line, decoded_lines
 from transcript_view.core.formats.batches import LATER, Later
 from transcript_view.core.formats.claude_markers import (
@@ -69,6 +79,19 @@ class Block(msgspec.Struct, gc=False):
     name: Any = None
     tool_use_id: Any = None
     content: list[Part | _Other] | dict[str, Any] | str | int | float | bool | None = None
+    text: Any = None
+    """A `text` block's text (what an estimate of the context counts)."""
+    input: Any = None
+    """A `tool_use` block's input (counted as its JSON text)."""
+
+
+class Usage(msgspec.Struct, gc=False):
+    """An assistant line's `message.usage`: the parts of the context's size (CLAUDE_CODE.md,
+    "Token usage"). `output_tokens` is not read: it undercounts the response."""
+
+    input_tokens: Any = None
+    cache_read_input_tokens: Any = None
+    cache_creation_input_tokens: Any = None
 
 
 class Message(msgspec.Struct, gc=False):
@@ -76,6 +99,8 @@ class Message(msgspec.Struct, gc=False):
 
     id: Any = None
     content: list[Block | _Other] | dict[str, Any] | str | int | float | bool | None = None
+    model: Any = None
+    usage: Usage | _Other = None
 
 
 class ToolUseResult(msgspec.Struct, gc=False):
@@ -101,6 +126,7 @@ class CompactMetadata(msgspec.Struct, gc=False):
     """A `compact_boundary`'s `compactMetadata`."""
 
     trigger: Any = None
+    preTokens: Any = None
 
 
 class MicrocompactMetadata(msgspec.Struct, gc=False):
@@ -334,6 +360,75 @@ def make_site(
     )
 
 
+# -- model calls: their sizes, and what the context held ----------------------------------------
+
+#: The `message.model` of an assistant line Claude Code writes itself, without calling the
+#: model (an API error's stand-in, "No response requested."): no model call.
+SYNTHETIC_MODEL = "<synthetic>"
+
+_encode = msgspec.json.Encoder().encode
+
+
+def usage_tokens(usage: object) -> int:
+    """The size of the context a response's `message.usage` records (CLAUDE_CODE.md, "Token
+    usage"): `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`, of
+    those present; -1 when it records none."""
+    if type(usage) is not Usage:
+        return -1
+    total, seen = 0, False
+    for part in (usage.input_tokens, usage.cache_read_input_tokens,
+                 usage.cache_creation_input_tokens):  # fmt: skip
+        if type(part) is int and part >= 0:
+            total += part
+            seen = True
+    return total if seen else -1
+
+
+#: What an estimate of the context counts of a line (`core.calls`): its text, every tool
+#: result's text and every tool call's input (as the length of its JSON text); thinking
+#: blocks and images are not counted.
+
+
+def _json_chars(value: object) -> int:
+    """A tool call's input as the model was sent it: the length of its JSON text."""
+    try:
+        return len(_encode(value))
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError):
+        return 0
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+def claude_compaction(line: int, obj: Line) -> Compaction:
+    """A `compact_boundary` or `microcompact_boundary` line as a compaction."""
+    if obj.subtype == "microcompact_boundary":
+        micro = obj.microcompactMetadata
+        if type(micro) is not MicrocompactMetadata:
+            return Compaction(line, "microcompact_boundary", summary="none", resets=False)
+        return Compaction(
+            line,
+            "microcompact_boundary",
+            micro.trigger if type(micro.trigger) is str else None,
+            _int_or_none(micro.preTokens),
+            "microcompactMetadata.preTokens",
+            tokens_saved=_int_or_none(micro.tokensSaved),
+            summary="none",
+            resets=False,
+        )
+    meta = obj.compactMetadata
+    if type(meta) is not CompactMetadata:
+        return Compaction(line, "compact_boundary")
+    return Compaction(
+        line,
+        "compact_boundary",
+        meta.trigger if type(meta.trigger) is str else None,
+        _int_or_none(meta.preTokens),
+        "compactMetadata.preTokens",
+    )
+
+
 # -- the batch -------------------------------------------------------------------------------------
 
 #: A note the fold finishes, in its line's list of notes (`ClaudeBatch.tags`), first field first:
@@ -497,6 +592,10 @@ class ClaudeBatch:
     links: dict[int, Path] = field(default_factory=dict)
     microcompactions: list[MicrocompactRecord] = field(default_factory=list)
     """Each `microcompact_boundary` line's record, in order (its ids resolved by the fold)."""
+    calls: CallRun = field(default_factory=CallRun)
+    """The model calls the batch's lines begin, and what the context gained between them.
+    A call is a response (the assistant lines sharing `message.id` and `requestId`); its
+    head, the first one's identity, may continue the fold's last (`CallFold`)."""
 
 
 def map_claude(
@@ -521,6 +620,15 @@ def map_claude(
     previous: str | Later | None = LATER
     error: int | Later | None = LATER  # the line before, if a failed API call's
     response: tuple[object, object, int] | Later | None = LATER
+    # The model calls (`core.calls.CallRun`, written inline): a row each, and the items
+    # (user and assistant lines) before each, their characters and the biggest.
+    run = b.calls
+    rows, add_row, pack, model_index = run.rows, run.rows.extend, ROW_FORMAT.pack, run.model_index
+    items = context = started = 0
+    big_line = big_chars = reset_at = -1
+    head: object = None
+    call_key: object = FOLDS  # the last call line's response, (message.id, requestId) or None
+    sized = True  # whether the batch's last call has its size (or the batch has none)
     lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, _, _, obj in lines:
         envelopes += 1
@@ -557,10 +665,48 @@ def map_claude(
             message = obj.message
             content = message.content if type(message) is Message else None
             if type(content) is list:
-                notes = _user(b, tools, transcript.path, line, obj, content, notes, keys)
+                notes, chars = _user(b, tools, transcript.path, line, obj, content, notes, keys)
+            else:
+                chars = len(content) if type(content) is str else 0
+            items += 1
+            context += chars
+            if chars > big_chars:
+                big_line, big_chars = line, chars
         elif kind == "assistant":
             message = obj.message
             msg_id = message.id if type(message) is Message else None
+            if type(message) is Message and message.model != SYNTHETIC_MODEL:
+                # A model call: a response's first line (its usage read there, or on the
+                # first of its lines that has one).
+                key = (msg_id, obj.requestId) if msg_id is not None else None
+                if key is None or key != call_key:
+                    tokens = usage_tokens(message.usage)
+                    model = message.model
+                    add_row(
+                        pack(
+                            line,
+                            model_index(model) if type(model) is str and model else -1,
+                            tokens,
+                            CLAUDE_USAGE if tokens >= 0 else 0,
+                            context,
+                            -1,
+                            items,
+                            big_line,
+                            big_chars,
+                        )
+                    )
+                    items, big_line, big_chars = 0, -1, -1
+                    started += 1
+                    sized = tokens >= 0
+                    if call_key is FOLDS and key is not None:
+                        head = key  # may continue the fold's last call
+                    call_key = key
+                elif not sized:  # a response begun in this batch, its usage still to come
+                    tokens = usage_tokens(message.usage)
+                    if tokens >= 0:
+                        set_row_field(rows, started - 1, TOKENS, tokens)
+                        set_row_field(rows, started - 1, SOURCE, CLAUDE_USAGE)
+                        sized = True
             if msg_id is None:
                 response = None
             else:
@@ -575,9 +721,12 @@ def map_claude(
                     notes = (notes or []) + [note]
                 response = (msg_id, request, begins)
             called: list[str] = []
+            chars = 0
             if type(message) is Message and type(message.content) is list:
                 for block in message.content:
-                    if type(block) is Block and block.type == "tool_use":
+                    if type(block) is not Block:
+                        continue
+                    if block.type == "tool_use":
                         tid, name = block.id, block.name
                         if type(tid) is str:
                             called.append(tid)
@@ -586,10 +735,26 @@ def map_claude(
                                 tools[tid] = name
                                 tool_key(keys(tid))
                                 tool_line(line)
+                        if block.input is not None:
+                            chars += _json_chars(block.input)
+                    elif block.type == "text" and type(block.text) is str:
+                        chars += len(block.text)
+            elif type(message) is Message and type(message.content) is str:
+                chars = len(message.content)
+            items += 1
+            context += chars
+            if chars > big_chars:
+                big_line, big_chars = line, chars
             turns[line] = (response[:2] if type(response) is tuple else None, called)
         elif obj.subtype == "microcompact_boundary":
             _microcompaction(b, line, obj.microcompactMetadata)
+            run.compactions.append(claude_compaction(line, obj))
         elif obj.subtype == "compact_boundary":
+            # The context starts over from the summary (the next line).
+            run.compactions.append(claude_compaction(line, obj))
+            if reset_at < 0:
+                reset_at = started
+            context = 0
             meta = obj.compactMetadata
             trigger = meta.trigger if type(meta) is CompactMetadata else None
             parent = obj.logicalParentUuid
@@ -611,6 +776,8 @@ def map_claude(
     b.uuid_keys = array(KEY_CODE, map(keys, uuids))
     b.uuid_lines = array("q", uuids.values())
     b.response = response
+    run.items, run.big_line, run.big_chars, run.chars = items, big_line, big_chars, context
+    run.reset_at, run.head, run.end = reset_at, head, call_key
     return b
 
 
@@ -623,8 +790,9 @@ def _user(
     content: list[Any],
     notes: list[Note] | None,
     keys: IdKeys,
-) -> list[Note] | None:
-    """A user line whose content is a list: its tool results, their markers, its subagent.
+) -> tuple[list[Note] | None, int]:
+    """A user line whose content is a list: its tool results, their markers, its subagent;
+    and the characters of its texts and results (what an estimate of the context counts).
 
     The texts are numbered as `result_parts` numbers them, written out here
     because every tool result goes through it.
@@ -640,7 +808,7 @@ def _user(
             if name:
                 b.named.add(name)
     ids = b.ids
-    base = 0
+    base = chars = 0
     for blk, block in enumerate(content):
         if type(block) is not Block:
             continue
@@ -650,6 +818,8 @@ def _user(
         else:
             tid = None
         if block.type != "tool_result":
+            if block.type == "text" and type(block.text) is str:
+                chars += len(block.text)
             continue
         inner = block.content
         if type(inner) is str:
@@ -672,7 +842,8 @@ def _user(
             if found:
                 _sites(b, tools, line, base, blk, part, text, found, tid, line_record(tur))
             base += len(text) + 1
-    return notes
+            chars += len(text)
+    return notes, chars
 
 
 def _sites(

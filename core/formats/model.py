@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from transcript_view.core.calls import ModelCalls
 from transcript_view.core.findings import Finding
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.records import SiteKey
@@ -199,6 +200,9 @@ class SessionAnalysis:
     replacement's line (what the model saw instead, markers or none)."""
     microcompactions: list[Microcompaction] = field(default_factory=list)
     """Each microcompaction the file records, in order (Claude Code 2.1.9+)."""
+    calls: ModelCalls = field(default_factory=ModelCalls)
+    """Every model call, with the size of its context where the file records it, and every
+    compaction (`core.calls`)."""
 
     def tag(self, line: int, words: str) -> None:
         """Add a note about `line` (shown under its heading)."""
