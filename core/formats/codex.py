@@ -25,6 +25,20 @@ from typing import Any
 
 import msgspec
 
+from transcript_view.core.calls import (
+    CODEX_TOKEN_COUNT,
+    FOLDS,
+    INHERITED,
+    ROW_FORMAT,
+    SOURCE,
+    TOKENS,
+    WINDOW,
+    CallFold,
+    CallRun,
+    Compaction,
+    row_field,
+    set_row_field,
+)
 from transcript_view.core.decoding import Measure, Measured, decode_line, decoded_lines
 from transcript_view.core.formats.batches import (
     LATER,
@@ -174,13 +188,63 @@ def output_parts(output: object) -> Iterator[tuple[int, int, str]]:
 _Other = list[Any] | str | int | float | bool | None
 
 
+class Part(msgspec.Struct, gc=False):
+    """A part of a message's `content` or a reasoning item's `summary` (its text counted)."""
+
+    text: Any = None
+
+
+class TokenUsage(msgspec.Struct, gc=False):
+    """A `token_count`'s `last_token_usage`: `input_tokens` is the context sent."""
+
+    input_tokens: Any = None
+
+
+class TokenInfo(msgspec.Struct, gc=False):
+    """A `token_count` event's `info` (CODEX.md: exact, from the file itself)."""
+
+    last_token_usage: TokenUsage | _Other = None
+    model_context_window: Any = None
+
+
+_Parts = list[Part | _Other] | dict[str, Any] | str | int | float | bool | None
+
+
 class Payload(msgspec.Struct, gc=False):
-    """A line's `payload`, as far as the pass reads it (`response_item`'s item)."""
+    """A line's `payload`, as far as the pass reads it: a `response_item`'s item, an
+    `event_msg`'s event, a `turn_context`, a `compacted` record."""
 
     type: Any = None
     call_id: Any = None
     name: Any = None
     output: Any = None
+    role: Any = None
+    content: _Parts = None
+    arguments: Any = None
+    input: Any = None
+    summary: _Parts = None
+    model: Any = None
+    """`turn_context`: the model of the calls that follow."""
+    info: TokenInfo | _Other = None
+
+
+class CompactedPayload(msgspec.Struct, gc=False):
+    """A `compacted` record's payload (read apart: it is rare, and its history can be most
+    of a file)."""
+
+    message: Any = None
+    """The summary."""
+    replacement_history: Any = None
+    """The history the model continued from (when recorded)."""
+
+
+class CompactedLine(msgspec.Struct, gc=False):
+    """A `compacted` line, as far as the pass reads it."""
+
+    payload: CompactedPayload | _Other = None
+
+
+_decode_compacted = msgspec.json.Decoder(CompactedLine).decode
 
 
 class Line(msgspec.Struct, gc=False):
@@ -194,6 +258,100 @@ _decode = msgspec.json.Decoder(Line).decode
 
 #: Item types that name a call (what its output's markers say they cut).
 CALL_TYPES = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+#: Item types the model writes (with an assistant `message`): a run of them is one call's
+#: response, which a `token_count` (or the next input) ends.
+MODEL_ITEMS = CALL_TYPES | {
+    "reasoning",
+    "web_search_call",
+    "image_generation_call",
+    "tool_search_call",
+}
+#: Item types of a remote compaction, whose summary is encrypted (CODEX.md).
+COMPACTION_ITEMS = frozenset({"compaction", "compaction_summary"})
+#: An item kept for `/undo`, never sent to the model.
+GHOST = "ghost_snapshot"
+
+
+def _parts_chars(parts: object) -> int:
+    """The characters of the texts of a list of parts (shapes, or dicts)."""
+    if type(parts) is not list:
+        return 0
+    n = 0
+    for part in parts:
+        text = part.text if type(part) is Part else (
+            part.get("text") if isinstance(part, Mapping) else None
+        )
+        if type(text) is str:
+            n += len(text)
+    return n
+
+
+def item_chars(
+    what: object, content: object, arguments: object, tool_input: object, output: object,
+    summary: object,
+) -> int:  # fmt: skip
+    """The characters of an item that an estimate of the context counts: a message's
+    texts, a call's arguments (or a custom tool's input), an output's texts, a reasoning
+    item's summary (its encrypted content cannot be counted)."""
+    if what == "message":
+        return _parts_chars(content)
+    if what in OUTPUT_TYPES:
+        return sum(len(text) for _, text in output_texts(output))
+    if what == "reasoning":
+        return _parts_chars(summary)
+    if type(arguments) is str:
+        return len(arguments)
+    if type(tool_input) is str:
+        return len(tool_input)
+    return 0
+
+
+def _is_encrypted_compaction(entry: object) -> bool:
+    return isinstance(entry, Mapping) and entry.get("type") in COMPACTION_ITEMS
+
+
+def compacted(raw: bytes, line: int, offset: int) -> tuple[Compaction, list[int]]:
+    """A `compacted` line: its record, and the characters of each item the context starts
+    over with (the history it records, `replacement_history`, or else its summary)."""
+    obj = decode_line(_decode_compacted, CompactedLine, raw, line, offset, is_last=False)
+    payload = obj.payload if type(obj) is CompactedLine else None
+    if type(payload) is not CompactedPayload:
+        return Compaction(line, "compacted", summary="none"), []
+    message, history = payload.message, payload.replacement_history
+    if type(message) is str and message.strip():
+        summary = "readable"
+    elif type(history) is list and any(_is_encrypted_compaction(e) for e in history):
+        summary = "encrypted"
+    else:
+        summary = "none"
+    record = Compaction(line, "compacted", summary=summary)
+    if type(history) is not list:
+        return record, [len(message) if type(message) is str else 0]
+    return record, [
+        item_chars(
+            entry.get("type"),
+            entry.get("content"),
+            entry.get("arguments"),
+            entry.get("input"),
+            entry.get("output"),
+            entry.get("summary"),
+        )
+        for entry in history
+        if isinstance(entry, Mapping) and entry.get("type") != GHOST
+    ]
+
+
+def token_figure(info: object) -> tuple[int, int] | None:
+    """A `token_count` event's record of the last call: the size of its context and its
+    window (-1: not recorded); None for an event with no `info` (only the rate limits)."""
+    if type(info) is not TokenInfo:
+        return None
+    usage = info.last_token_usage
+    tokens = usage.input_tokens if type(usage) is TokenUsage else None
+    if type(tokens) is not int or tokens < 0:
+        return None
+    window = info.model_context_window
+    return tokens, window if type(window) is int and window > 0 else -1
 
 
 @dataclass(slots=True, eq=False)
@@ -211,6 +369,9 @@ class CodexBatch:
     call_keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
     """The pass's key of each call item's call_id (see `batches.LineIndex`)."""
     call_lines: array[int] = field(default_factory=lambda: array("q"))
+    calls: CallRun = field(default_factory=CallRun)
+    """The model calls the batch's lines begin (a run of the model's items, up to the
+    `token_count` that records its size), and what the context gained between them."""
 
 
 def map_codex(
@@ -224,37 +385,118 @@ def map_codex(
     kinds: list[str] = []  # each record's type, counted at the end (in C)
     count = kinds.append
     envelopes = 0
+    # The model calls (`core.calls.CallRun`, written inline): a row each, and the items
+    # (every item but a ghost snapshot) before each, their characters and the biggest.
+    run = b.calls
+    rows, add_row, pack, model_index = run.rows, run.rows.extend, ROW_FORMAT.pack, run.model_index
+    items = context = started = 0
+    big_line = big_chars = reset_at = -1
+    model = INHERITED
+    head: object = None
+    target: object = FOLDS  # the row a recorded size goes to (FOLDS: the fold's; None: none)
+    state: object = FOLDS  # whether a call's response is open (FOLDS: as the batch before left it)
     lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
-    for line, _, _, obj in lines:
+    for line, offset, raw, obj in lines:
         envelopes += 1
         kind = obj.type
         kind = kind if type(kind) is str else "?"
         count(kind)
         item = obj.payload
-        if kind != "response_item" or type(item) is not Payload:
+        if type(item) is not Payload:
+            continue
+        if kind != "response_item":
+            if kind == "event_msg":
+                info = item.info
+                if type(info) is TokenInfo and item.type == "token_count":
+                    figure = token_figure(info)
+                    if figure is not None:
+                        state = False  # the call it follows is over
+                        if type(target) is int:
+                            if row_field(rows, target, TOKENS) < 0:
+                                set_row_field(rows, target, TOKENS, figure[0])
+                                set_row_field(rows, target, SOURCE, CODEX_TOKEN_COUNT)
+                                set_row_field(rows, target, WINDOW, figure[1])
+                        elif target is FOLDS and run.head_figure is None:
+                            run.head_figure = (figure[0], CODEX_TOKEN_COUNT, figure[1])
+            elif kind == "turn_context":
+                name = item.model
+                if type(name) is str and name:
+                    model = model_index(name)
+            elif kind == "compacted":
+                record, added = compacted(raw, line, offset)
+                run.compactions.append(record)
+                if reset_at < 0:
+                    reset_at = started
+                context, target, state = 0, None, False
+                for chars in added:
+                    items += 1
+                    context += chars
+                    if chars > big_chars:
+                        big_line, big_chars = line, chars
             continue
         what = item.type
         if type(what) is not str:
+            items += 1
             continue  # no call and no output
+        if what in MODEL_ITEMS or (what == "message" and item.role == "assistant"):
+            if state is not True:  # a response begins
+                add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
+                items, big_line, big_chars = 0, -1, -1
+                target = started
+                started += 1
+                if state is FOLDS:
+                    head = True  # it continues the fold's, if that one is still open
+                state = True
+        elif what in OUTPUT_TYPES or what == "message":
+            state = False  # an input: what the model is sent next
+        elif what in COMPACTION_ITEMS:
+            run.compactions.append(Compaction(line, "compaction", summary="encrypted"))
+            if reset_at < 0:
+                reset_at = started
+            context, target, state = 0, None, False
+        elif what == GHOST:
+            continue
         call_id = item.call_id
         call_id = call_id if type(call_id) is str else None
-        if what in CALL_TYPES:
-            if call_id is not None:
-                calls[call_id] = _tool_of(item, what)
-                call_key(keys(call_id))
-                call_line(line)
-        elif what in OUTPUT_TYPES:
+        if what in OUTPUT_TYPES:
             output = item.output
             if type(output) is str and not output.startswith('{"output"'):
                 # `output_parts` of a plain string, written out: most outputs are one.
+                chars = len(output)
                 found = find_notices(output)
                 if found:
                     _sites(b, calls, line, call_id, -1, 0, output, found)
-                continue
-            for part, base, text in output_parts(output):
-                found = find_notices(text)
-                if found:
-                    _sites(b, calls, line, call_id, part, base, text, found)
+            else:
+                chars = 0
+                for part, base, text in output_parts(output):
+                    chars += len(text)
+                    found = find_notices(text)
+                    if found:
+                        _sites(b, calls, line, call_id, part, base, text, found)
+        else:
+            if what in CALL_TYPES and call_id is not None:
+                calls[call_id] = _tool_of(item, what)
+                call_key(keys(call_id))
+                call_line(line)
+            arguments = item.arguments
+            if type(arguments) is str:
+                chars = len(arguments)
+            elif what == "message":  # `item_chars`, written out for the commonest
+                chars = 0
+                content = item.content
+                if type(content) is list:
+                    for piece in content:
+                        if type(piece) is Part and type(piece.text) is str:
+                            chars += len(piece.text)
+            else:
+                chars = item_chars(what, item.content, None, item.input, None, item.summary)
+        items += 1
+        context += chars
+        if chars > big_chars:
+            big_line, big_chars = line, chars
+    run.items, run.big_line, run.big_chars, run.chars = items, big_line, big_chars, context
+    run.reset_at, run.head, run.end, run.model = reset_at, head, state, model
+    run.takes_figure = True if type(target) is int else False if target is None else None
     b.envelopes = envelopes
     b.types = dict(Counter(kinds))
     return b
@@ -322,6 +564,8 @@ class CodexPass:
     """The keys of `calls` (the pass's own, given to every process that maps its lines)."""
     late_sites: list[tuple[int, str]] = field(default_factory=list)
     """Sites whose call was made before their batch: (index in the analysis's sites, call_id)."""
+    model_calls: CallFold = field(default_factory=CallFold)
+    """The model calls so far (the analysis's at the end)."""
 
     def read(
         self,
@@ -358,11 +602,13 @@ class CodexPass:
         self.late_sites.extend((at + i, call_id) for i, call_id in b.late_sites)
         a.sites.extend(b.sites)
         self.calls.add(b.call_keys, b.call_lines)
+        self.model_calls.absorb(b.calls)
 
     def finish(self, lines: int) -> SessionAnalysis:
         """Name the calls of the outputs that waited; turn problems into findings; note cuts."""
         a = self.analysis
         a.lines = lines
+        a.calls = self.model_calls.calls
         found = self.calls.lines_of({self.id_keys(call_id) for _, call_id in self.late_sites})
         for i, call_id in self.late_sites:
             site = a.sites[i]
