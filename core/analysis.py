@@ -22,18 +22,29 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import chain, pairwise
+from operator import sub
 from typing import Any, cast
 
 import msgspec
 
 from transcript_view.core import graphemes, parallel
 from transcript_view.core.artifacts import head_tail_sizes, to_bytes
+from transcript_view.core.calls import (
+    NOT_RECORDED,
+    REFERENCE_INPUT_TOKENS,
+    REFERENCE_PROMPT_TOKENS,
+    REFERENCE_PROMPT_TOKENS_SNAKE,
+    CallFold,
+    CallRun,
+    Compaction,
+    ModelCalls,
+)
 from transcript_view.core.canonical import canonical_string, data_digest
 from transcript_view.core.compact import IdOverlay, IdTable
 from transcript_view.core.consistency import end_of_pass_findings
 from transcript_view.core.decoding import Measure, Measured, as_shape, decoded_lines
-from transcript_view.core.envelope_shape import EMPTY_PAYLOAD, Line, Payload, ToolCall
+from transcript_view.core.envelope_shape import EMPTY_PAYLOAD, Function, Line, Payload, ToolCall
 from transcript_view.core.envelope_shape import decode as decode_shape
 from transcript_view.core.envelopes import (
     ENVELOPE_VERSION,
@@ -48,6 +59,7 @@ from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import ExcerptShape, MarkerSite
 from transcript_view.core.tables import (
+    CHARS_CAP,
     ROLE_CODES,
     STICKY,
     Operations,
@@ -92,6 +104,9 @@ class Analysis:
     """Made while the file is still being written (`Analyser` in follow mode): its last
     turn's unsettled calls read "running" and are not findings, and a last line still
     without its LF is not read yet. `analyse` (and so `--check`) is never live."""
+    calls: ModelCalls = field(default_factory=ModelCalls)
+    """Every model call (each assistant message), with the size of its context where the
+    message's `usage` records it, and every compaction (`core.calls`)."""
 
     @property
     def excerpt_sites(self) -> list[MarkerSite]:
@@ -190,7 +205,7 @@ EV_MESSAGE = 0
 EV_DISPATCH = 1
 #: `(EV_SETTLE, line, op_id, artifact, result_digest)`
 EV_SETTLE = 2
-#: `(EV_COMPACTION, line, replaces_through_id, envelope_id)`
+#: `(EV_COMPACTION, line, replaces_through_id, envelope_id, summary_chars)`
 EV_COMPACTION = 3
 #: `(EV_ELISION, line, items)`
 EV_ELISION = 4
@@ -242,6 +257,18 @@ class LineBatch:
     replay_flags: array[int] = field(default_factory=lambda: array("b"))
     replay_roles: dict[int, str] = field(default_factory=dict)
     events: list[tuple[Any, ...]] = field(default_factory=list)
+    replay_chars: array[int] = field(default_factory=lambda: array("i"))
+    """Each message's characters (its content and its tool calls' arguments), as `replay_lines`."""
+    calls: CallRun = field(default_factory=CallRun)
+    """The model calls of the batch: its assistant messages."""
+    call_entries: array[int] = field(default_factory=lambda: array("q"))
+    """Each call's message's index in `replay_lines` (where its context's size is taken)."""
+    call_bigs: array[int] = field(default_factory=lambda: array("q"))
+    """The line and the characters of the biggest message before each call's (two a call)."""
+    call_chars: array[int] = field(default_factory=lambda: array("q"))
+    """The characters of the batch's messages before each call's (`replay_chars` summed)."""
+    call_usage: list[tuple[int, int, int]] = field(default_factory=list)
+    """The calls whose message has a `usage`: (call, tokens, field code; `usage_tokens`)."""
     folded: LocalOps | None = None
     """The batch's operations, already folded where it was mapped (`_fold_run`); its
     events then hold only the replay's edits."""
@@ -317,6 +344,87 @@ def _arguments_mismatch(want: str, arguments: Any) -> str | None:
     )
 
 
+def usage_tokens(usage: object) -> tuple[int, int]:
+    """The context size an assistant message's `usage` records, and its field's code
+    (`core.calls.FIELDS`): the reference's `prompt-tokens`, the OpenAI wire form's
+    `prompt_tokens`, or the Anthropic one's `input_tokens` with the cache's parts;
+    (-1, `NOT_RECORDED`) when it records none (`completion-tokens` is the response's,
+    not the context's)."""
+    if type(usage) is not dict:
+        return -1, NOT_RECORDED
+    for key, code in (
+        ("prompt-tokens", REFERENCE_PROMPT_TOKENS),
+        ("prompt_tokens", REFERENCE_PROMPT_TOKENS_SNAKE),
+    ):
+        value = usage.get(key)
+        if type(value) is int and value >= 0:
+            return value, code
+    parts = [
+        usage.get(key)
+        for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    ]
+    if type(parts[0]) is int and parts[0] >= 0:
+        return sum(p for p in parts if type(p) is int and p >= 0), REFERENCE_INPUT_TOKENS
+    return -1, NOT_RECORDED
+
+
+def _compaction_record(line: int, p: Payload) -> Compaction:
+    """A `compaction` line as a compaction record (`core.calls`)."""
+    before, after = p.tokens_before, p.tokens_after
+    return Compaction(
+        line,
+        "compaction",
+        tokens_before=before if type(before) is int else None,
+        before_field="tokens-before",
+        tokens_after=after if type(after) is int else None,
+        summary="readable" if type(p.summary) is str else "none",
+    )
+
+
+def _call_run(batch: LineBatch) -> CallRun:
+    """A batch's model calls as `CallFold` takes them: the map kept only where each call's
+    message is, its usage and the biggest message before it; the rest follows from where
+    the messages are (each message, and each compaction's summary, is an item)."""
+    run = batch.calls
+    entries = batch.call_entries
+    n = len(entries)
+    none, zero = array("q", (-1,)), array("q", (0,))
+    calls = run.columns = ModelCalls(
+        lines=array("q", map(batch.replay_lines.__getitem__, entries)),
+        tokens=none * n,
+        fields=zero * n,
+        windows=none * n,
+        models=none * n,
+        chars=zero * n,  # the pass's replay counts them (`absorb`)
+        # Items: the messages since the call before began (its own among them).
+        added=array("q", map(sub, entries, chain((0,), entries))),
+        big_lines=batch.call_bigs[0::2],
+        big_chars=batch.call_bigs[1::2],
+        compactions=run.compactions,
+    )
+    for i, tokens, source in batch.call_usage:
+        calls.tokens[i], calls.fields[i] = tokens, source
+    run.items = len(batch.replay_lines) - (entries[-1] if n else 0)
+    for c in calls.compactions:
+        at = bisect_left(calls.lines, c.line)
+        if at < n:
+            calls.added[at] += 1
+        else:
+            run.items += 1
+    return run
+
+
+def _arguments_chars(calls: list[Any]) -> int:
+    """The characters of an assistant message's tool calls' arguments (their JSON text)."""
+    n = 0
+    for call in calls:
+        if type(call) is ToolCall and type(call.function) is Function:
+            arguments = call.function.arguments
+            if type(arguments) is str:
+                n += len(arguments)
+    return n
+
+
 def map_lines(
     transcript: Transcript,
     first: int,
@@ -389,6 +497,13 @@ def _map_into(
     add_line, add_replay_key = batch.replay_lines.append, batch.replay_keys.append
     add_flags, roles = batch.replay_flags.append, batch.replay_roles
     add_event, add_problem = batch.events.append, batch.problems.append
+    # The model calls: where each one's message is, and the biggest message before it
+    # (the rest of a call's row is the fold's to make: `_call_run`).
+    replay_lines, add_chars = batch.replay_lines, batch.replay_chars.append
+    add_entry, add_usage = batch.call_entries.append, batch.call_usage.append
+    run = batch.calls
+    call_bigs, call_chars = batch.call_bigs.extend, batch.call_chars.append
+    big_line, big_chars, total = run.big_line, run.big_chars, sum(batch.replay_chars)
     if fold is not None:
         fold_message, fold_dispatched = fold._message, fold._dispatched
         fold_settled, fold_calls, fold_answer = fold._settled, fold._calls, fold._answer
@@ -445,11 +560,20 @@ def _map_into(
             call_ids: Sequence[str] = ()
             call_id = digest = None
             is_error = False
+            chars = len(content)
             if role == "assistant":
                 last_turn = line
                 calls = p.tool_calls
                 if type(calls) is list and calls:
                     call_ids = [field_text(c.id) for c in calls if type(c) is ToolCall]
+                    chars += _arguments_chars(calls)
+                if not p.injected:  # a model call (an injected turn is the application's)
+                    add_entry(len(replay_lines) - 1)
+                    call_chars(total)
+                    if p.usage is not None:
+                        add_usage((len(batch.call_entries) - 1, *usage_tokens(p.usage)))
+                    call_bigs((big_line, big_chars))
+                    big_line = big_chars = -1
             elif role == "tool":
                 call_id = p.tool_call_id
                 if type(call_id) is not str:
@@ -457,6 +581,11 @@ def _map_into(
                 if call_id is not None:
                     is_error = bool(p.is_error)
                     digest = string_digest(content)
+            chars = chars if chars < CHARS_CAP else CHARS_CAP
+            add_chars(chars)
+            total += chars
+            if chars > big_chars:
+                big_line, big_chars = line, chars
             sites = ambiguous = None
             if "[... elided " in content:
                 found_sites = _marker_sites(line, env_id, role, content)
@@ -518,9 +647,15 @@ def _map_into(
                 meta_line = line
         elif kind == "compaction":
             through = field_str(p.replaces_through_id)
-            add_event((EV_COMPACTION, line, through, env_id))
+            summary = p.summary
+            summary_chars = len(field_text(summary))
+            add_event((EV_COMPACTION, line, through, env_id, summary_chars))
+            run.compactions.append(_compaction_record(line, p))
+            if summary_chars > big_chars:  # the summary: a user turn from here on
+                big_line, big_chars = line, summary_chars
         elif kind == "elision":
             add_event((EV_ELISION, line, _elision_items(p.items)))
+    run.big_line, run.big_chars = big_line, big_chars
     types = batch.types
     for kind, n in Counter(kinds).items():
         types[kind] = types.get(kind, 0) + n
@@ -726,6 +861,8 @@ class AnalysisPass:
         """The line of the last assistant message (what a live analysis calls the last turn)."""
         # Multi-candidate tool results, resolved once settles are known.
         self.ambiguous: list[tuple[MarkerSite, list[MarkerSite], str]] = []
+        self.calls = CallFold()
+        """The model calls so far (the analysis's at the end)."""
 
     def run(
         self, progress: Callable[[int, int], None] | None, workers: int | None = None
@@ -843,6 +980,7 @@ class AnalysisPass:
         lines = batch.replay_lines
         done = 0
         message, dispatched, settled = self._message, self._dispatched, self._settled
+        context = array("q")  # each call's context, in characters, as the replay has it
         for event in batch.events:
             kind = event[0]
             if kind == EV_MESSAGE:
@@ -854,22 +992,32 @@ class AnalysisPass:
             else:
                 # The replay's edits see the conversation as it was at their line.
                 upto = bisect_left(lines, event[1], done)
-                self._replay(batch, done, upto)
+                self._replay(batch, done, upto, context)
                 done = upto
                 if kind == EV_COMPACTION:
                     self._compaction(event)
                 else:
                     self._elision(event)
-        self._replay(batch, done, len(lines))
+        self._replay(batch, done, len(lines), context)
+        self.calls.absorb(_call_run(batch), context)
         if batch.folded is not None:
             self._merge(batch.folded)
 
-    def _replay(self, batch: LineBatch, lo: int, hi: int) -> None:
+    def _replay(self, batch: LineBatch, lo: int, hi: int, context: array[int]) -> None:
+        """Add the batch's messages `lo` to `hi` to the replay, and the context of each
+        model call among them to `context`: what the replay holds before its message."""
         if hi <= lo:
             return
+        entries, chars = batch.call_entries, batch.replay_chars
+        first, after = bisect_left(entries, lo), bisect_left(entries, hi)
+        if after > first:
+            # What the replay holds before each call's message: its total so far, and
+            # the batch's messages from `lo` up to that one (the map's running sums).
+            base = self.replay.chars_total - (sum(chars[:lo]) if lo else 0)
+            context.extend(map(base.__add__, batch.call_chars[first:after]))
         if lo == 0 and hi == len(batch.replay_lines):
             self.replay.extend(
-                batch.replay_lines, batch.replay_keys, batch.replay_flags, batch.replay_roles
+                batch.replay_lines, batch.replay_keys, batch.replay_flags, batch.replay_roles, chars
             )
         else:
             self.replay.extend(
@@ -877,6 +1025,7 @@ class AnalysisPass:
                 batch.replay_keys[lo:hi],
                 batch.replay_flags[lo:hi],
                 batch.replay_roles,
+                chars[lo:hi],
             )
 
     def _check_ids(self, batch: LineBatch) -> None:
@@ -1258,7 +1407,7 @@ class AnalysisPass:
     # -- replay (the reference's `load`, in file order) ----------------------------
 
     def _compaction(self, event: tuple[Any, ...]) -> None:
-        _, line, through, env_id = event
+        _, line, through, env_id, summary_chars = event
         cut = self.replay.find(through) if through is not None else -1
         if cut < 0:
             self.analysis.replay_problems.append(f"line {line}: {self._not_found(through, line)}")
@@ -1268,7 +1417,7 @@ class AnalysisPass:
         # first or second entry, so this reads a line or two, not the conversation.
         first = next((replay[i].line for i in range(cut + 1) if not replay[i].sticky), -1)
         self.analysis.compactions[line] = (first, replay[cut].line)
-        replay.compact(cut, line, env_id or f"line-{line}")
+        replay.compact(cut, line, env_id or f"line-{line}", summary_chars)
 
     def _not_found(self, through: str | None, line: int) -> str:
         """Why the compaction on `line` cut nothing, placing its `replaces-through-id` by line.
@@ -1316,6 +1465,7 @@ class AnalysisPass:
         """
         a = self.analysis
         a.lines = lines
+        a.calls = self.calls.calls
         if live:
             a.live = True
             self.ops.set_live(self.last_turn)

@@ -3,7 +3,7 @@
 The analysis pass (`core.analysis._map_into`) reads a handful of an
 envelope's fields, and the viewer's row count of a line (`Measure`) a few
 more; decoding a line into this shape instead of a whole dict skips every
-other field (timestamps, a message's usage, a run context's fields) and
+other field (timestamps, a run context's fields) and
 makes no dict for the envelope or its payload. It is the reference format's
 counterpart of the Claude Code and Codex shapes (`core.formats.claude_lines`,
 `core.formats.codex`), decoded by the same rule (`core.decoding.decode_line`:
@@ -24,12 +24,19 @@ import msgspec
 _Other = list[Any] | str | int | float | bool | None
 
 
+class Function(msgspec.Struct, gc=False):
+    """A tool call's `function`: what it calls, and with what (JSON text)."""
+
+    name: Any = None
+    arguments: Any = None
+
+
 class ToolCall(msgspec.Struct, gc=False):
     """One of an assistant message's `tool-calls`."""
 
     id: Any = None
-    function: Any = None
-    """`{"name", "arguments"}`: the view shows the arguments."""
+    function: Function | _Other = None
+    """`{"name", "arguments"}`: an estimate of the context counts the arguments."""
 
 
 class Payload(msgspec.Struct, gc=False, rename="kebab"):
@@ -44,6 +51,9 @@ class Payload(msgspec.Struct, gc=False, rename="kebab"):
     tool_calls: list[ToolCall | _Other] | dict[str, Any] | str | int | float | bool | None = None
     tool_call_id: Any = None
     is_error: Any = None
+    usage: Any = None
+    """The backend's token counts, where it gave them (the context's size: `core.calls`)."""
+    injected: Any = None
     # tool-dispatched
     call_id: Any = None
     arguments: Any = None
@@ -56,6 +66,9 @@ class Payload(msgspec.Struct, gc=False, rename="kebab"):
     reason: Any = None
     # compaction, elision
     replaces_through_id: Any = None
+    summary: Any = None
+    tokens_before: Any = None
+    tokens_after: Any = None
     items: Any = None
 
 

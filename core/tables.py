@@ -443,6 +443,11 @@ class ReplaySlot(NamedTuple):
     stub: str | None
 
 
+#: The most characters a replay entry counts (its column is 32-bit): a message longer
+#: than two billion characters counts as that many in an estimate.
+CHARS_CAP = (1 << 31) - 1
+
+
 class Replay(_Rows[ReplayEntry]):
     """The conversation the model is sent next, as columns; entries are made on access."""
 
@@ -456,6 +461,10 @@ class Replay(_Rows[ReplayEntry]):
         self._lines = array("i")
         self._keys = array(KEY_CODE)
         self._flags = array("b")
+        self._chars = array("i")
+        """Each entry's characters as the model is sent them (an estimate's basis)."""
+        self.chars_total = 0
+        """The characters of the whole conversation as it stands (`_chars` summed)."""
         self._other_roles: dict[int, str] = {}
         self._stubs: dict[tuple[int, bool], str] = {}
         self._ascending: bool | None = None
@@ -563,14 +572,19 @@ class Replay(_Rows[ReplayEntry]):
 
     # -- building (the reference's `load`, in file order) ------------------------------
 
-    def append(self, line: int, id_: str, role: str, *, sticky: bool, summary: bool) -> None:
-        """Add the message on `line` (its id `id_`) to the end of the conversation."""
+    def append(
+        self, line: int, id_: str, role: str, *, sticky: bool, summary: bool, chars: int = 0
+    ) -> None:
+        """Add the message on `line` (its id `id_`, `chars` characters long) to the end of
+        the conversation."""
         code = _ROLES.index(role) if role in _ROLES else 7
         if code == 7:
             self._other_roles[line] = role
         self._lines.append(line)
         self._keys.append(self._id_keys(id_))
         self._flags.append(code | (_STICKY if sticky else 0) | (_SUMMARY if summary else 0))
+        self._chars.append(min(chars, CHARS_CAP))
+        self.chars_total += min(chars, CHARS_CAP)
         self._changed()
 
     def extend(
@@ -579,16 +593,23 @@ class Replay(_Rows[ReplayEntry]):
         keys: array[int],
         flags: array[int],
         roles: Mapping[int, str],
+        chars: Sequence[int] | None = None,
     ) -> None:
         """Add many messages at once, as `append` would one by one.
 
         `keys` are the pass's `IdKeys` of each message's id (or `line-N`), `flags` a
         `ROLE_CODES` code (7 for any other role, named in `roles` by line)
-        plus `STICKY`. The pass adds a batch of lines' messages this way.
+        plus `STICKY`, `chars` each message's characters (at most `CHARS_CAP`; none:
+        0 each). The pass adds a batch of lines' messages this way.
         """
         self._lines.extend(lines)
         self._keys.extend(keys)
         self._flags.extend(flags)
+        if chars is None:
+            self._chars.extend(repeat(0, len(lines)))
+        else:
+            self._chars.extend(chars)
+            self.chars_total += sum(chars)
         self._other_roles.update(roles)
         self._changed()
 
@@ -605,22 +626,29 @@ class Replay(_Rows[ReplayEntry]):
                 return i
             start = i + 1
 
-    def compact(self, cut: int, line: int, id_: str) -> None:
+    def compact(self, cut: int, line: int, id_: str, summary_chars: int = 0) -> None:
         """Apply the compaction on `line`: keep sticky entries up to `cut`, splice its
-        summary in (as a user turn with id `id_`), keep the rest."""
+        summary in (as a user turn with id `id_`, `summary_chars` long), keep the rest."""
         keep = [i for i in range(cut + 1) if self._flags[i] & _STICKY]
         lines = array("i", (self._lines[i] for i in keep))
         keys = array(KEY_CODE, (self._keys[i] for i in keep))
         flags = array("b", (self._flags[i] for i in keep))
+        chars = array("i", (self._chars[i] for i in keep))
         lines.append(line)
         keys.append(self._id_keys(id_))
         flags.append(_ROLES.index("user") | _SUMMARY)
+        chars.append(min(summary_chars, CHARS_CAP))
         lines.extend(self._lines[cut + 1 :])
         keys.extend(self._keys[cut + 1 :])
         flags.extend(self._flags[cut + 1 :])
-        self._lines, self._keys, self._flags = lines, keys, flags
+        chars.extend(self._chars[cut + 1 :])
+        self._lines, self._keys, self._flags, self._chars = lines, keys, flags, chars
+        self.chars_total = sum(chars)
         self._changed()
 
     def set_stub(self, index: int, stub: str) -> None:
         """Replace the content of entry `index` with an elision's stub."""
         self._stubs[(self._lines[index], bool(self._flags[index] & _SUMMARY))] = stub
+        now = min(len(stub), CHARS_CAP)
+        self.chars_total += now - self._chars[index]
+        self._chars[index] = now
