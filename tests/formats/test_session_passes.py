@@ -233,8 +233,11 @@ def test_a_line_of_any_shape_is_read_as_the_standard_parser_reads_it(
 _NESTED_KEYS = [
     *{f.encode_name for shape in (claude_lines.Block, claude_lines.Message,
                                   claude_lines.ToolUseResult, claude_lines.Replacement,
-                                  claude_lines.CompactMetadata, claude_lines.Part, codex.Payload,
-                                  envelope_shape.Payload, envelope_shape.ToolCall)
+                                  claude_lines.CompactMetadata, claude_lines.Part,
+                                  claude_lines.Usage, claude_lines.MicrocompactMetadata,
+                                  codex.Payload, codex.Part, codex.TokenInfo, codex.TokenUsage,
+                                  codex.CompactedPayload, envelope_shape.Payload,
+                                  envelope_shape.ToolCall, envelope_shape.Function)
       for f in msgspec.structs.fields(shape)},
     "x",
 ]  # fmt: skip
@@ -262,7 +265,7 @@ def _value(draw: st.DrawFn) -> Any:
 
 _FIELDS = {
     shape: [f.encode_name for f in msgspec.structs.fields(shape)]
-    for shape in (claude_lines.Line, codex.Line, envelope_shape.Line)
+    for shape in (claude_lines.Line, codex.Line, codex.CompactedLine, envelope_shape.Line)
 }
 
 
