@@ -25,17 +25,20 @@ if TYPE_CHECKING:
 USAGE = """\
 %(prog)s [options] PATH
        %(prog)s --check [--json] [--strict] [--format F] PATH...
+       %(prog)s --context [--json] [--window N] [--format F] FILE
        %(prog)s [--check] (--claude | --codex)"""
 
 #: Laid out by hand: the help formatter keeps the epilog's columns, so it wraps nothing.
 DESCRIPTION = """\
 Show what an LLM agent's model really saw, and where the rest of each
-oversized tool result went. With --check, verify headlessly (for scripts and CI)."""
+oversized tool result went. With --check, verify headlessly (for scripts and CI);
+with --context, list every model call and how full its context was."""
 
 #: After the options: what a script needs (exit codes) and what a person needs (keys).
 EPILOG = """\
 exit status:
-  0  clean: --check found no error (the viewer: it was closed normally)
+  0  clean: --check found no error, --context listed the calls
+     (the viewer: it was closed normally)
   1  --check found an error (with --strict: an error or a warning)
   2  a usage error, or a PATH that cannot be read or is not a transcript
 
@@ -100,11 +103,42 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--check", action="store_true", help="verify, print findings, exit 0/1/2 (no terminal UI)"
     )
-    check.add_argument("--json", action="store_true", help="with --check: one JSON object per PATH")
+    check.add_argument(
+        "--json",
+        action="store_true",
+        help="with --check: one JSON object per PATH; with --context: one per call, then a summary",
+    )
     check.add_argument(
         "--strict", action="store_true", help="with --check: warnings also make the exit status 1"
     )
+    context = p.add_argument_group("model calls (headless)")
+    context.add_argument(
+        "--context",
+        action="store_true",
+        help=(
+            "list every model call of FILE: the context's size (recorded, or an estimate "
+            "said so), its window and how full it was, compactions; exit 0/2"
+        ),
+    )
+    context.add_argument(
+        "--window",
+        type=_positive,
+        metavar="N",
+        help="with --context: the window, in tokens, of calls whose file records none "
+        "(default: the model's, from a documented table)",
+    )
     return p
+
+
+def _positive(text: str) -> int:
+    """`--window`'s value: a whole number of tokens above 0 (`200000`, `200_000` or `200,000`)."""
+    try:
+        n = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
+    return n
 
 
 #: `--format` values (the core's `Format` names, spelled out so `--help` needs no import).
@@ -145,13 +179,30 @@ def _describe(path: Path) -> str | None:
     return None
 
 
+def _context(args: argparse.Namespace, paths: list[Path], agent: str | None) -> int:
+    """`--context FILE`: one transcript's model calls (`core.context`)."""
+    if args.check or args.strict or agent is not None:
+        return _usage_error("--context takes one FILE (not --check, --strict, --claude, --codex)")
+    if len(paths) != 1:
+        return _usage_error("--context takes one FILE")
+    path = paths[0]
+    problem = _describe(path)
+    if problem is None and path.is_dir():
+        problem = f"{path}: a directory; --context takes one transcript file"
+    if problem is not None:
+        return _usage_error(problem)
+    from transcript_view.core.context import run_context
+
+    return run_context(path, as_json=args.json, window=args.window, format=_format(args.format))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point for `transcript-view` and `python -m viewer`."""
     parser = _parser()
     args = parser.parse_args(argv)
     paths = [Path(p) for p in args.paths]
     agent = "claude-code" if args.claude else "codex" if args.codex else None
-    if agent is not None:
+    if agent is not None and not args.context:
         if paths:
             return _usage_error(f"--{'claude' if args.claude else 'codex'} takes no PATH")
         from transcript_view.core.formats.detect import Format
@@ -164,8 +215,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not paths:
         parser.print_usage(sys.stderr)
         return _usage_error("a PATH is required (or --claude / --codex)")
+    if args.context:
+        return _context(args, paths, agent)
+    if args.window is not None:
+        return _usage_error("--window goes with --context")
     if (args.json or args.strict) and not args.check:
-        return _usage_error("--json and --strict go with --check")
+        return _usage_error("--json and --strict go with --check (--json also with --context)")
     forced = _format(args.format)
     if args.check:
         from transcript_view.core.check import run_check

@@ -63,7 +63,7 @@ def test_help_epilog_gives_every_exit_code_and_points_to_the_keys() -> None:
 
 def test_help_lists_every_option() -> None:
     text = _cli("--help").stdout
-    for option in ("--check", "--json", "--strict", "--version", "--help"):
+    for option in ("--check", "--json", "--strict", "--context", "--window", "--version", "--help"):
         assert re.search(rf"^\s+(-h, )?{option}\b", text, re.M), option
 
 

@@ -59,6 +59,9 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("transcript_view.cli", CORE + ".check"): (
         "start-up: usage errors and the viewer path never load the checker"
     ),
+    ("transcript_view.cli", CORE + ".context"): (
+        "start-up: only --context loads the model calls' report (and the passes it runs)"
+    ),
     ("transcript_view.cli", CORE + ".formats.detect"): (
         "start-up: only the viewer path sniffs the file (`--check` detects in the core)"
     ),
