@@ -87,7 +87,8 @@ CODEX_TYPES = frozenset(
 
 
 def _is_reference(obj: Mapping[str, Any]) -> bool:
-    return obj.get("v") == ENVELOPE_VERSION and obj.get("type") in KNOWN_TYPES
+    kind = obj.get("type")
+    return obj.get("v") == ENVELOPE_VERSION and type(kind) is str and kind in KNOWN_TYPES
 
 
 def _is_claude(obj: Mapping[str, Any]) -> bool:
@@ -98,8 +99,10 @@ def _is_claude(obj: Mapping[str, Any]) -> bool:
 
 
 def _is_codex(obj: Mapping[str, Any]) -> bool:
+    kind = obj.get("type")
     return (
-        obj.get("type") in CODEX_TYPES
+        type(kind) is str
+        and kind in CODEX_TYPES
         and isinstance(obj.get("payload"), Mapping)
         and "timestamp" in obj
     )

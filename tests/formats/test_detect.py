@@ -148,3 +148,13 @@ def test_a_file_of_json_lines_whose_first_line_is_bad_is_still_said_so(tmp_path:
     path = tmp_path / "x.jsonl"
     path.write_text('{\n"a": 1\n')  # opens like a document, is none
     assert detect(path).reason == "its first line is not JSON"
+
+
+@pytest.mark.parametrize("kind", ['{"a": 1}', "[1]", "null", "7"])
+def test_a_line_whose_type_is_no_string_is_no_crash(tmp_path: Path, kind: str) -> None:
+    """A first line whose `type` is an object (unhashable) once crashed the sniffing, and so
+    `--check` and `--context`; it is a line of no format, and the next line decides."""
+    path = tmp_path / "s.jsonl"
+    first = f'{{"payload": {{"type": ["y"]}}, "type": {kind}, "uuid": "u", "v": 1, "timestamp": 1}}'
+    path.write_text(first + "\n" + json.dumps({"type": "user", "uuid": "u1", "message": {}}) + "\n")
+    assert detect(path).format is Format.CLAUDE_CODE
