@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import struct
 from array import array
 from bisect import bisect_left
 from collections import Counter
@@ -59,7 +60,6 @@ from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import ExcerptShape, MarkerSite
 from transcript_view.core.tables import (
-    CHARS_CAP,
     ROLE_CODES,
     STICKY,
     Operations,
@@ -205,9 +205,9 @@ EV_MESSAGE = 0
 EV_DISPATCH = 1
 #: `(EV_SETTLE, line, op_id, artifact, result_digest)`
 EV_SETTLE = 2
-#: `(EV_COMPACTION, line, replaces_through_id, envelope_id, summary_chars)`
+#: `(EV_COMPACTION, line, replaces_through_id, envelope_id, summary_chars, chars_before)`
 EV_COMPACTION = 3
-#: `(EV_ELISION, line, items)`
+#: `(EV_ELISION, line, items, chars_before)` (`chars_before`: the batch's messages' before it)
 EV_ELISION = 4
 
 # What a worker's fold leaves to the real one (`LocalOps.deferred`): a dispatch it
@@ -257,16 +257,14 @@ class LineBatch:
     replay_flags: array[int] = field(default_factory=lambda: array("b"))
     replay_roles: dict[int, str] = field(default_factory=dict)
     events: list[tuple[Any, ...]] = field(default_factory=list)
-    replay_chars: array[int] = field(default_factory=lambda: array("i"))
-    """Each message's characters (its content and its tool calls' arguments), as `replay_lines`."""
+    chars: int = 0
+    """The characters of the batch's messages (their content and tool calls' arguments:
+    `tables.message_chars`); each replay edit's event ends with those before it."""
     calls: CallRun = field(default_factory=CallRun)
     """The model calls of the batch: its assistant messages."""
-    call_entries: array[int] = field(default_factory=lambda: array("q"))
-    """Each call's message's index in `replay_lines` (where its context's size is taken)."""
-    call_bigs: array[int] = field(default_factory=lambda: array("q"))
-    """The line and the characters of the biggest message before each call's (two a call)."""
-    call_chars: array[int] = field(default_factory=lambda: array("q"))
-    """The characters of the batch's messages before each call's (`replay_chars` summed)."""
+    call_rows: bytearray = field(default_factory=bytearray)
+    """A `CALL_ROW` for each call: its message's index in `replay_lines`, the characters
+    of the batch's messages before it, and the biggest message since the call before."""
     call_usage: list[tuple[int, int, int]] = field(default_factory=list)
     """The calls whose message has a `usage`: (call, tokens, field code; `usage_tokens`)."""
     folded: LocalOps | None = None
@@ -381,12 +379,19 @@ def _compaction_record(line: int, p: Payload) -> Compaction:
     )
 
 
-def _call_run(batch: LineBatch) -> CallRun:
-    """A batch's model calls as `CallFold` takes them: the map kept only where each call's
-    message is, its usage and the biggest message before it; the rest follows from where
-    the messages are (each message, and each compaction's summary, is an item)."""
+#: A call's numbers in `LineBatch.call_rows`: its message's index in the batch's replay, the
+#: characters of the messages before it, the line and characters of the biggest since the
+#: call before. Packed, not appended number by number (see `core.calls.ROW_FORMAT`).
+CALL_ROW = struct.Struct("=4q")
+
+
+def _call_run(batch: LineBatch, rows: array[int]) -> CallRun:
+    """A batch's model calls as `CallFold` takes them, from its `call_rows` (`rows`): the
+    map kept only where each call's message is, its usage and the biggest message before
+    it; the rest follows from where the messages are (each message, and each compaction's
+    summary, is an item)."""
     run = batch.calls
-    entries = batch.call_entries
+    entries = rows[0::4]
     n = len(entries)
     none, zero = array("q", (-1,)), array("q", (0,))
     calls = run.columns = ModelCalls(
@@ -398,8 +403,8 @@ def _call_run(batch: LineBatch) -> CallRun:
         chars=zero * n,  # the pass's replay counts them (`absorb`)
         # Items: the messages since the call before began (its own among them).
         added=array("q", map(sub, entries, chain((0,), entries))),
-        big_lines=batch.call_bigs[0::2],
-        big_chars=batch.call_bigs[1::2],
+        big_lines=rows[2::4],
+        big_chars=rows[3::4],
         compactions=run.compactions,
     )
     for i, tokens, source in batch.call_usage:
@@ -412,17 +417,6 @@ def _call_run(batch: LineBatch) -> CallRun:
         else:
             run.items += 1
     return run
-
-
-def _arguments_chars(calls: list[Any]) -> int:
-    """The characters of an assistant message's tool calls' arguments (their JSON text)."""
-    n = 0
-    for call in calls:
-        if type(call) is ToolCall and type(call.function) is Function:
-            arguments = call.function.arguments
-            if type(arguments) is str:
-                n += len(arguments)
-    return n
 
 
 def map_lines(
@@ -499,11 +493,9 @@ def _map_into(
     add_event, add_problem = batch.events.append, batch.problems.append
     # The model calls: where each one's message is, and the biggest message before it
     # (the rest of a call's row is the fold's to make: `_call_run`).
-    replay_lines, add_chars = batch.replay_lines, batch.replay_chars.append
-    add_entry, add_usage = batch.call_entries.append, batch.call_usage.append
-    run = batch.calls
-    call_bigs, call_chars = batch.call_bigs.extend, batch.call_chars.append
-    big_line, big_chars, total = run.big_line, run.big_chars, sum(batch.replay_chars)
+    replay_lines, run = batch.replay_lines, batch.calls
+    add_call, pack_call, add_usage = batch.call_rows.extend, CALL_ROW.pack, batch.call_usage.append
+    big_line, big_chars, total = run.big_line, run.big_chars, batch.chars
     if fold is not None:
         fold_message, fold_dispatched = fold._message, fold._dispatched
         fold_settled, fold_calls, fold_answer = fold._settled, fold._calls, fold._answer
@@ -565,14 +557,17 @@ def _map_into(
                 last_turn = line
                 calls = p.tool_calls
                 if type(calls) is list and calls:
-                    call_ids = [field_text(c.id) for c in calls if type(c) is ToolCall]
-                    chars += _arguments_chars(calls)
+                    call_ids = []
+                    for c in calls:
+                        if type(c) is ToolCall:
+                            call_ids.append(field_text(c.id))
+                            function = c.function
+                            if type(function) is Function and type(function.arguments) is str:
+                                chars += len(function.arguments)
                 if not p.injected:  # a model call (an injected turn is the application's)
-                    add_entry(len(replay_lines) - 1)
-                    call_chars(total)
                     if p.usage is not None:
-                        add_usage((len(batch.call_entries) - 1, *usage_tokens(p.usage)))
-                    call_bigs((big_line, big_chars))
+                        add_usage((len(batch.call_rows) // CALL_ROW.size, *usage_tokens(p.usage)))
+                    add_call(pack_call(len(replay_lines) - 1, total, big_line, big_chars))
                     big_line = big_chars = -1
             elif role == "tool":
                 call_id = p.tool_call_id
@@ -581,8 +576,6 @@ def _map_into(
                 if call_id is not None:
                     is_error = bool(p.is_error)
                     digest = string_digest(content)
-            chars = chars if chars < CHARS_CAP else CHARS_CAP
-            add_chars(chars)
             total += chars
             if chars > big_chars:
                 big_line, big_chars = line, chars
@@ -649,13 +642,13 @@ def _map_into(
             through = field_str(p.replaces_through_id)
             summary = p.summary
             summary_chars = len(field_text(summary))
-            add_event((EV_COMPACTION, line, through, env_id, summary_chars))
+            add_event((EV_COMPACTION, line, through, env_id, summary_chars, total))
             run.compactions.append(_compaction_record(line, p))
             if summary_chars > big_chars:  # the summary: a user turn from here on
                 big_line, big_chars = line, summary_chars
         elif kind == "elision":
-            add_event((EV_ELISION, line, _elision_items(p.items)))
-    run.big_line, run.big_chars = big_line, big_chars
+            add_event((EV_ELISION, line, _elision_items(p.items), total))
+    run.big_line, run.big_chars, batch.chars = big_line, big_chars, total
     types = batch.types
     for kind, n in Counter(kinds).items():
         types[kind] = types.get(kind, 0) + n
@@ -978,8 +971,11 @@ class AnalysisPass:
                 self.key_lines.extend(batch.key_lines)
                 self.key_buckets.append(batch.buckets)
         lines = batch.replay_lines
-        done = 0
+        done = done_chars = 0
         message, dispatched, settled = self._message, self._dispatched, self._settled
+        rows = array("q")
+        rows.frombytes(batch.call_rows)
+        calls = (rows[0::4], rows[1::4])  # each call's message's index, the characters before
         context = array("q")  # each call's context, in characters, as the replay has it
         for event in batch.events:
             kind = event[0]
@@ -992,32 +988,47 @@ class AnalysisPass:
             else:
                 # The replay's edits see the conversation as it was at their line.
                 upto = bisect_left(lines, event[1], done)
-                self._replay(batch, done, upto, context)
-                done = upto
+                self._replay(batch, done, upto, done_chars, event[-1], calls, context)
+                done, done_chars = upto, event[-1]
                 if kind == EV_COMPACTION:
                     self._compaction(event)
                 else:
                     self._elision(event)
-        self._replay(batch, done, len(lines), context)
-        self.calls.absorb(_call_run(batch), context)
+        self._replay(batch, done, len(lines), done_chars, batch.chars, calls, context)
+        self.calls.absorb(_call_run(batch, rows), context)
         if batch.folded is not None:
             self._merge(batch.folded)
 
-    def _replay(self, batch: LineBatch, lo: int, hi: int, context: array[int]) -> None:
-        """Add the batch's messages `lo` to `hi` to the replay, and the context of each
-        model call among them to `context`: what the replay holds before its message."""
+    def _replay(
+        self,
+        batch: LineBatch,
+        lo: int,
+        hi: int,
+        lo_chars: int,
+        hi_chars: int,
+        calls: tuple[array[int], array[int]],
+        context: array[int],
+    ) -> None:
+        """Add the batch's messages `lo` to `hi` (the characters of the batch's messages
+        before each: `lo_chars`, `hi_chars`) to the replay, and the context of each model
+        call among them to `context`: what the replay holds before its message.
+
+        `calls` are the batch's calls' message indexes and the characters before each.
+        """
         if hi <= lo:
             return
-        entries, chars = batch.call_entries, batch.replay_chars
+        entries, before = calls
         first, after = bisect_left(entries, lo), bisect_left(entries, hi)
         if after > first:
-            # What the replay holds before each call's message: its total so far, and
-            # the batch's messages from `lo` up to that one (the map's running sums).
-            base = self.replay.chars_total - (sum(chars[:lo]) if lo else 0)
-            context.extend(map(base.__add__, batch.call_chars[first:after]))
+            base = self.replay.chars_total - lo_chars
+            context.extend(map(base.__add__, before[first:after]))
         if lo == 0 and hi == len(batch.replay_lines):
             self.replay.extend(
-                batch.replay_lines, batch.replay_keys, batch.replay_flags, batch.replay_roles, chars
+                batch.replay_lines,
+                batch.replay_keys,
+                batch.replay_flags,
+                batch.replay_roles,
+                hi_chars - lo_chars,
             )
         else:
             self.replay.extend(
@@ -1025,7 +1036,7 @@ class AnalysisPass:
                 batch.replay_keys[lo:hi],
                 batch.replay_flags[lo:hi],
                 batch.replay_roles,
-                chars[lo:hi],
+                hi_chars - lo_chars,
             )
 
     def _check_ids(self, batch: LineBatch) -> None:
@@ -1407,7 +1418,7 @@ class AnalysisPass:
     # -- replay (the reference's `load`, in file order) ----------------------------
 
     def _compaction(self, event: tuple[Any, ...]) -> None:
-        _, line, through, env_id, summary_chars = event
+        _, line, through, env_id, summary_chars, _ = event
         cut = self.replay.find(through) if through is not None else -1
         if cut < 0:
             self.analysis.replay_problems.append(f"line {line}: {self._not_found(through, line)}")
@@ -1440,7 +1451,7 @@ class AnalysisPass:
         return head + f"{what}, not a message"
 
     def _elision(self, event: tuple[Any, ...]) -> None:
-        _, line, items = event
+        _, line, items, _ = event
         for target, stub in items:
             index = self.replay.find(target)
             if index < 0:

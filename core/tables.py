@@ -22,7 +22,13 @@ from operator import and_, le
 from typing import Any, NamedTuple, TypeVar, overload
 
 from transcript_view.core.compact import LineColumns
-from transcript_view.core.envelopes import Envelope, Message, ToolDispatched, ToolSettled
+from transcript_view.core.envelopes import (
+    Envelope,
+    Message,
+    ToolDispatched,
+    ToolSettled,
+    field_text,
+)
 from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.records import OpState, ReplayEntry, ToolOperation, op_state
 from transcript_view.core.transcript import Transcript, parse_line_bytes
@@ -443,9 +449,21 @@ class ReplaySlot(NamedTuple):
     stub: str | None
 
 
-#: The most characters a replay entry counts (its column is 32-bit): a message longer
-#: than two billion characters counts as that many in an estimate.
-CHARS_CAP = (1 << 31) - 1
+def message_chars(env: Envelope | None) -> int:
+    """A message's characters as an estimate of the context counts them (`core.calls`): its
+    content, and an assistant message's tool calls' arguments (their JSON text). The pass
+    counts each line as it maps it, by the same rule (`core.analysis._map_into`)."""
+    if not isinstance(env, Message):
+        return 0
+    chars = len(env.content)
+    calls = env.payload.get("tool-calls")
+    if env.payload.get("role") == "assistant" and isinstance(calls, list):
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            arguments = function.get("arguments") if isinstance(function, dict) else None
+            if isinstance(arguments, str):
+                chars += len(arguments)
+    return chars
 
 
 class Replay(_Rows[ReplayEntry]):
@@ -461,10 +479,10 @@ class Replay(_Rows[ReplayEntry]):
         self._lines = array("i")
         self._keys = array(KEY_CODE)
         self._flags = array("b")
-        self._chars = array("i")
-        """Each entry's characters as the model is sent them (an estimate's basis)."""
         self.chars_total = 0
-        """The characters of the whole conversation as it stands (`_chars` summed)."""
+        """The characters of the whole conversation as it stands (an estimate's basis):
+        kept as a sum, each entry's read back from its line only where a compaction or an
+        elision changes it (`entry_chars`), not a column of every message's."""
         self._other_roles: dict[int, str] = {}
         self._stubs: dict[tuple[int, bool], str] = {}
         self._ascending: bool | None = None
@@ -583,8 +601,7 @@ class Replay(_Rows[ReplayEntry]):
         self._lines.append(line)
         self._keys.append(self._id_keys(id_))
         self._flags.append(code | (_STICKY if sticky else 0) | (_SUMMARY if summary else 0))
-        self._chars.append(min(chars, CHARS_CAP))
-        self.chars_total += min(chars, CHARS_CAP)
+        self.chars_total += chars
         self._changed()
 
     def extend(
@@ -593,25 +610,32 @@ class Replay(_Rows[ReplayEntry]):
         keys: array[int],
         flags: array[int],
         roles: Mapping[int, str],
-        chars: Sequence[int] | None = None,
+        chars: int = 0,
     ) -> None:
         """Add many messages at once, as `append` would one by one.
 
         `keys` are the pass's `IdKeys` of each message's id (or `line-N`), `flags` a
         `ROLE_CODES` code (7 for any other role, named in `roles` by line)
-        plus `STICKY`, `chars` each message's characters (at most `CHARS_CAP`; none:
-        0 each). The pass adds a batch of lines' messages this way.
+        plus `STICKY`, `chars` their characters together (`message_chars`). The
+        pass adds a batch of lines' messages this way.
         """
         self._lines.extend(lines)
         self._keys.extend(keys)
         self._flags.extend(flags)
-        if chars is None:
-            self._chars.extend(repeat(0, len(lines)))
-        else:
-            self._chars.extend(chars)
-            self.chars_total += sum(chars)
+        self.chars_total += chars
         self._other_roles.update(roles)
         self._changed()
+
+    def entry_chars(self, index: int) -> int:
+        """Entry `index`'s characters as the model is sent it: its stub, its compaction's
+        summary, or its message (`message_chars`), read back from its line."""
+        line, _, _, summary, stub = self.slot(index)
+        if stub is not None:
+            return len(stub)
+        env = read_envelope(self._t, line, limit=None)
+        if summary:
+            return len(field_text(env.payload.get("summary"))) if env is not None else 0
+        return message_chars(env)
 
     def find(self, id_: str) -> int:
         """Index of the first entry with this id (confirmed against the line), or -1."""
@@ -628,27 +652,29 @@ class Replay(_Rows[ReplayEntry]):
 
     def compact(self, cut: int, line: int, id_: str, summary_chars: int = 0) -> None:
         """Apply the compaction on `line`: keep sticky entries up to `cut`, splice its
-        summary in (as a user turn with id `id_`, `summary_chars` long), keep the rest."""
+        summary in (as a user turn with id `id_`, `summary_chars` long), keep the rest.
+
+        The characters it holds then are counted from what it keeps: the few sticky
+        entries and those after the cut (a compaction replaces the turns before its
+        recent ones), read back from their lines.
+        """
         keep = [i for i in range(cut + 1) if self._flags[i] & _STICKY]
+        chars = summary_chars + sum(map(self.entry_chars, keep))
+        chars += sum(map(self.entry_chars, range(cut + 1, len(self._lines))))
         lines = array("i", (self._lines[i] for i in keep))
         keys = array(KEY_CODE, (self._keys[i] for i in keep))
         flags = array("b", (self._flags[i] for i in keep))
-        chars = array("i", (self._chars[i] for i in keep))
         lines.append(line)
         keys.append(self._id_keys(id_))
         flags.append(_ROLES.index("user") | _SUMMARY)
-        chars.append(min(summary_chars, CHARS_CAP))
         lines.extend(self._lines[cut + 1 :])
         keys.extend(self._keys[cut + 1 :])
         flags.extend(self._flags[cut + 1 :])
-        chars.extend(self._chars[cut + 1 :])
-        self._lines, self._keys, self._flags, self._chars = lines, keys, flags, chars
-        self.chars_total = sum(chars)
+        self._lines, self._keys, self._flags = lines, keys, flags
+        self.chars_total = chars
         self._changed()
 
     def set_stub(self, index: int, stub: str) -> None:
         """Replace the content of entry `index` with an elision's stub."""
+        self.chars_total += len(stub) - self.entry_chars(index)
         self._stubs[(self._lines[index], bool(self._flags[index] & _SUMMARY))] = stub
-        now = min(len(stub), CHARS_CAP)
-        self.chars_total += now - self._chars[index]
-        self._chars[index] = now
