@@ -438,27 +438,10 @@ def map_codex(
         if type(what) is not str:
             items += 1
             continue  # no call and no output
-        if what in MODEL_ITEMS or (what == "message" and item.role == "assistant"):
-            if state is not True:  # a response begins
-                add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
-                items, big_line, big_chars = 0, -1, -1
-                target = started
-                started += 1
-                if state is FOLDS:
-                    head = True  # it continues the fold's, if that one is still open
-                state = True
-        elif what in OUTPUT_TYPES or what == "message":
-            state = False  # an input: what the model is sent next
-        elif what in COMPACTION_ITEMS:
-            run.compactions.append(Compaction(line, "compaction", summary="encrypted"))
-            if reset_at < 0:
-                reset_at = started
-            context, target, state = 0, None, False
-        elif what == GHOST:
-            continue
-        call_id = item.call_id
-        call_id = call_id if type(call_id) is str else None
-        if what in OUTPUT_TYPES:
+        if what in OUTPUT_TYPES:  # an input: what the model is sent next
+            state = False
+            call_id = item.call_id
+            call_id = call_id if type(call_id) is str else None
             output = item.output
             if type(output) is str and not output.startswith('{"output"'):
                 # `output_parts` of a plain string, written out: most outputs are one.
@@ -473,23 +456,51 @@ def map_codex(
                     found = find_notices(text)
                     if found:
                         _sites(b, calls, line, call_id, part, base, text, found)
-        else:
-            if what in CALL_TYPES and call_id is not None:
+        elif what == "message":
+            chars = 0
+            content = item.content
+            if type(content) is list:  # `item_chars`, written out for the commonest
+                for piece in content:
+                    if type(piece) is Part and type(piece.text) is str:
+                        chars += len(piece.text)
+            if item.role != "assistant":
+                state = False  # an input
+            elif state is not True:  # the model's: a response begins
+                add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
+                items, big_line, big_chars = 0, -1, -1
+                target = started
+                started += 1
+                if state is FOLDS:
+                    head = True  # it continues the fold's, if that one is still open
+                state = True
+        elif what in MODEL_ITEMS:
+            if state is not True:  # a response begins
+                add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
+                items, big_line, big_chars = 0, -1, -1
+                target = started
+                started += 1
+                if state is FOLDS:
+                    head = True
+                state = True
+            call_id = item.call_id
+            if what in CALL_TYPES and type(call_id) is str:
                 calls[call_id] = _tool_of(item, what)
                 call_key(keys(call_id))
                 call_line(line)
             arguments = item.arguments
             if type(arguments) is str:
                 chars = len(arguments)
-            elif what == "message":  # `item_chars`, written out for the commonest
-                chars = 0
-                content = item.content
-                if type(content) is list:
-                    for piece in content:
-                        if type(piece) is Part and type(piece.text) is str:
-                            chars += len(piece.text)
             else:
-                chars = item_chars(what, item.content, None, item.input, None, item.summary)
+                chars = item_chars(what, None, None, item.input, None, item.summary)
+        elif what == GHOST:
+            continue
+        else:
+            if what in COMPACTION_ITEMS:
+                run.compactions.append(Compaction(line, "compaction", summary="encrypted"))
+                if reset_at < 0:
+                    reset_at = started
+                context, target, state = 0, None, False
+            chars = item_chars(what, item.content, item.arguments, item.input, None, item.summary)
         items += 1
         context += chars
         if chars > big_chars:
