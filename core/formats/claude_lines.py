@@ -627,8 +627,9 @@ def map_claude(
     items = context = started = 0
     big_line = big_chars = reset_at = -1
     head: object = None
-    call_key: object = FOLDS  # the last call line's response, (message.id, requestId) or None
     sized = True  # whether the batch's last call has its size (or the batch has none)
+    last_model: object = None  # the last call's model, and its index in the rows
+    last_index = -1
     lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, _, _, obj in lines:
         envelopes += 1
@@ -675,43 +676,12 @@ def map_claude(
         elif kind == "assistant":
             message = obj.message
             msg_id = message.id if type(message) is Message else None
-            if type(message) is Message and message.model != SYNTHETIC_MODEL:
-                # A model call: a response's first line (its usage read there, or on the
-                # first of its lines that has one).
-                key = (msg_id, obj.requestId) if msg_id is not None else None
-                if key is None or key != call_key:
-                    tokens = usage_tokens(message.usage)
-                    model = message.model
-                    add_row(
-                        pack(
-                            line,
-                            model_index(model) if type(model) is str and model else -1,
-                            tokens,
-                            CLAUDE_USAGE if tokens >= 0 else 0,
-                            context,
-                            -1,
-                            items,
-                            big_line,
-                            big_chars,
-                        )
-                    )
-                    items, big_line, big_chars = 0, -1, -1
-                    started += 1
-                    sized = tokens >= 0
-                    if call_key is FOLDS and key is not None:
-                        head = key  # may continue the fold's last call
-                    call_key = key
-                elif not sized:  # a response begun in this batch, its usage still to come
-                    tokens = usage_tokens(message.usage)
-                    if tokens >= 0:
-                        set_row_field(rows, started - 1, TOKENS, tokens)
-                        set_row_field(rows, started - 1, SOURCE, CLAUDE_USAGE)
-                        sized = True
+            begins = line  # the line its response begins on (HEAD_FIRST: the fold knows)
+            first = response is LATER  # the batch's first assistant line
             if msg_id is None:
                 response = None
             else:
                 request = obj.requestId
-                begins = line
                 if response is LATER:
                     notes = (notes or []) + [(CONTINUES, msg_id, request)]
                     begins = HEAD_FIRST
@@ -720,6 +690,52 @@ def map_claude(
                     note = continues_words(begins) if begins != HEAD_FIRST else (HEAD,)
                     notes = (notes or []) + [note]
                 response = (msg_id, request, begins)
+            # A model call: a response's first line (its usage read there, or on the first
+            # of its lines that has one); a line Claude Code wrote itself is none.
+            if type(message) is not Message or message.model == SYNTHETIC_MODEL:
+                if begins == line:
+                    sized = True  # its own lines have no call to size
+            elif begins == line or first:
+                if first and msg_id is not None:
+                    head = (msg_id, obj.requestId)  # call 0 may continue the fold's last call
+                usage = message.usage  # `usage_tokens`, its commonest case written out
+                if type(usage) is Usage:
+                    fresh, cached = usage.input_tokens, usage.cache_read_input_tokens
+                    created = usage.cache_creation_input_tokens
+                    if type(fresh) is int and type(cached) is int and type(created) is int:
+                        tokens = fresh + cached + created
+                        if fresh < 0 or cached < 0 or created < 0:
+                            tokens = usage_tokens(usage)
+                    else:
+                        tokens = usage_tokens(usage)
+                else:
+                    tokens = -1
+                model = message.model
+                if model != last_model:
+                    last_model = model
+                    last_index = model_index(model) if type(model) is str and model else -1
+                add_row(
+                    pack(
+                        line,
+                        last_index,
+                        tokens,
+                        CLAUDE_USAGE if tokens >= 0 else 0,
+                        context,
+                        -1,
+                        items,
+                        big_line,
+                        big_chars,
+                    )
+                )
+                items, big_line, big_chars = 0, -1, -1
+                started += 1
+                sized = tokens >= 0
+            elif not sized:  # a response begun in this batch, its usage still to come
+                tokens = usage_tokens(message.usage)
+                if tokens >= 0:
+                    set_row_field(rows, started - 1, TOKENS, tokens)
+                    set_row_field(rows, started - 1, SOURCE, CLAUDE_USAGE)
+                    sized = True
             called: list[str] = []
             chars = 0
             if type(message) is Message and type(message.content) is list:
@@ -777,7 +793,10 @@ def map_claude(
     b.uuid_lines = array("q", uuids.values())
     b.response = response
     run.items, run.big_line, run.big_chars, run.chars = items, big_line, big_chars, context
-    run.reset_at, run.head, run.end = reset_at, head, call_key
+    run.reset_at, run.head = reset_at, head
+    # What the next batch's first response is compared with (`CallFold`): the last
+    # assistant line's, as its own `CONTINUES` note is (`ClaudePass.absorb`).
+    run.end = response[:2] if type(response) is tuple else None if response is None else FOLDS
     return b
 
 
