@@ -433,8 +433,9 @@ class CallRun:
     (Claude Code: its response's id; Codex: True when nothing ended a call before it);
     None: it is a call of its own."""
     end: object = FOLDS
-    """What the next batch's head is compared with: the last call's identity or state
-    at the batch's end (`FOLDS`: the batch changed nothing)."""
+    """What the next batch's head is compared with (Claude Code: the last assistant
+    line's response; Codex: whether a response is still open), or `FOLDS`: the batch
+    changed nothing."""
     takes_figure: bool | None = None
     """Whether a figure recorded after the batch (Codex's `token_count`) may still go to
     its last call: True, False (a compaction came after it), None (the batch began no
