@@ -38,6 +38,9 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cache
+from operator import attrgetter
+from typing import NamedTuple
 
 #: Characters a token, for an estimate: "the usual estimate" (CLAUDE_CODE.md, "Token
 #: usage"), which no model's tokenizer is held to (Claude's newer ones count more).
@@ -121,8 +124,12 @@ WINDOWS: tuple[KnownWindow, ...] = (
 )
 
 
+@cache
 def known_window(model: str | None) -> KnownWindow | None:
-    """The table's window for a model id (the longest entry that covers it), or None."""
+    """The table's window for a model id (the longest entry that covers it), or None.
+
+    Remembered per id: a report asks it for each of hundreds of thousands of calls.
+    """
     if not model:
         return None
     best: KnownWindow | None = None
@@ -187,6 +194,8 @@ class Compaction:
         }
 
 
+_line_of = attrgetter("line")
+
 # -- the calls -------------------------------------------------------------------------------
 
 
@@ -195,9 +204,9 @@ def estimate_tokens(chars: int) -> int:
     return -(-max(chars, 0) // CHARS_PER_TOKEN)
 
 
-@dataclass(frozen=True, slots=True)
-class ModelCall:
-    """One call to the model, as `ModelCalls` makes it on access."""
+class ModelCall(NamedTuple):
+    """One call to the model, as `ModelCalls` makes it on access (a tuple: a report makes
+    hundreds of thousands, and a frozen dataclass sets each field through a call)."""
 
     number: int
     """1-based, in file order."""
@@ -312,8 +321,8 @@ class ModelCalls:
         found = self.compactions
         if not found:
             return ()
-        lines = [c.line for c in found]
-        return tuple(found[bisect_left(lines, after) : bisect_left(lines, before)])
+        start = bisect_left(found, after, key=_line_of)
+        return tuple(found[start : bisect_left(found, before, start, key=_line_of)])
 
     def call(self, index: int, window: int | None = None) -> ModelCall:
         """Call `index` (0-based) as a reader sees it; `window` stands for a window the file

@@ -12,14 +12,17 @@ ever written.
 
 from __future__ import annotations
 
-import json
+import io
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
+
+import msgspec
 
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.calls import (
     ESTIMATE_RULE,
+    FIELDS,
     Compaction,
     ModelCall,
     ModelCalls,
@@ -50,6 +53,8 @@ def read_calls(path: Path, format: Format | None = None) -> tuple[Format, ModelC
 
 
 # -- JSON ------------------------------------------------------------------------------------
+
+_encode = msgspec.json.Encoder().encode
 
 
 def _fill(call: ModelCall) -> float | None:
@@ -86,12 +91,17 @@ def call_dict(call: ModelCall) -> dict[str, object]:
 
 
 def summary_dict(
-    path: Path, fmt: Format, calls: ModelCalls, window: int | None
+    path: Path,
+    fmt: Format,
+    calls: ModelCalls,
+    window: int | None,
+    closest: ModelCall | None = None,
 ) -> dict[str, object]:
     """The `--context --json` summary, after the calls: counts, every compaction, and the
-    call that came closest to its window."""
+    call that came closest to its window (`closest`, when the caller found it already)."""
     recorded = sum(1 for t in calls.tokens if t >= 0)
-    closest = calls.closest(window)
+    if closest is None:
+        closest = calls.closest(window)
     return {
         "type": "summary",
         "transcript": str(path),
@@ -176,13 +186,14 @@ def compaction_row(c: Compaction) -> str:
 def _header(path: Path, fmt: Format, calls: ModelCalls, window: int | None) -> list[str]:
     recorded = sum(1 for t in calls.tokens if t >= 0)
     estimated = len(calls) - recorded
-    fields = sorted({c.field for c in calls if c.recorded})
+    codes = {f for f, t in zip(calls.fields, calls.tokens, strict=True) if t >= 0}
     lines = [
         f"{path} ({fmt.label}): {plural(len(calls), 'model call')}, "
         f"{plural(len(calls.compactions), 'compaction')}"
     ]
     if recorded:
-        lines.append(f"  {recorded:,} sizes recorded in the file: {'; '.join(fields)}")
+        fields = "; ".join(FIELDS[code] for code in sorted(codes))
+        lines.append(f"  {recorded:,} sizes recorded in the file: {fields}")
     if estimated:
         lines.append(
             f"  {estimated:,} sizes estimated ({ESTIMATE_RULE}: the characters of what the file "
@@ -193,8 +204,9 @@ def _header(path: Path, fmt: Format, calls: ModelCalls, window: int | None) -> l
     return lines
 
 
-def _footer(calls: ModelCalls, window: int | None) -> list[str]:
-    closest = calls.closest(window)
+def _footer(closest: ModelCall | None, over: int, over_assumed: bool) -> list[str]:
+    """The last lines: the call that came closest to its window, and whether any call
+    recorded more than a window the table assumed."""
     if closest is None:
         return ["no call has a window (none recorded, the model's not known): --window N sets one"]
     assert closest.fill is not None and closest.window_source is not None
@@ -204,46 +216,79 @@ def _footer(calls: ModelCalls, window: int | None) -> list[str]:
         f"{_tokens_text(closest)}{label} of {closest.window:,} tokens "
         f"({closest.window_source.value}), {closest.fill * 100:.1f} %"
     ]
-    over = [
-        call
-        for call in (calls.call(i, window) for i in range(len(calls)))
-        if call.window and call.recorded and call.tokens > call.window
-    ]
-    if any(c.window_source is WindowSource.ASSUMED for c in over):
+    if over_assumed:
         lines.append(
-            f"{plural(len(over), 'call')} recorded more than the assumed window: the session had "
-            "a larger one (a 1M-context option?); --window N sets it"
+            f"{plural(over, 'call')} recorded more than its window: the session had a larger "
+            "one than the table assumes (a 1M-context option?); --window N sets it"
         )
     return lines
 
 
-def context_text(path: Path, fmt: Format, calls: ModelCalls, window: int | None) -> str:
-    """The whole plain report: a header, a row per call with the compactions in place, and
-    the call that came closest to its window."""
-    out = _header(path, fmt, calls, window)
-    if not len(calls):
-        out.append("no model calls")
-        out.extend(compaction_row(c) for c in calls.compactions)
-        return "\n".join(out) + "\n"
-    out.append(_HEADER)
+def write_text(
+    out: TextIO, path: Path, fmt: Format, calls: ModelCalls, window: int | None
+) -> None:
+    """The plain report, row by row (a gigabyte's is a few hundred thousand): a header, a
+    row per call with the compactions in place, then the call that came closest to its
+    window."""
+    write = out.write
+    for line in _header(path, fmt, calls, window):
+        write(line + "\n")
     compactions = calls.compactions
+    if not len(calls):
+        write("no model calls\n")
+        for c in compactions:
+            write(compaction_row(c) + "\n")
+        return
+    write(_HEADER + "\n")
+    closest: ModelCall | None = None
+    over, over_assumed = 0, False
     k = 0
     for i in range(len(calls)):
         call = calls.call(i, window)
         while k < len(compactions) and compactions[k].line < call.line:
-            out.append(compaction_row(compactions[k]))
+            write(compaction_row(compactions[k]) + "\n")
             k += 1
-        out.append(call_row(call))
-    out.extend(compaction_row(c) for c in compactions[k:])
-    out.extend(_footer(calls, window))
-    return "\n".join(out) + "\n"
+        write(call_row(call) + "\n")
+        fill = call.fill
+        if fill is not None and (closest is None or fill > cast(float, closest.fill)):
+            closest = call
+        if call.window and call.recorded and call.tokens > call.window:
+            over += 1
+            over_assumed = over_assumed or call.window_source is WindowSource.ASSUMED
+    for c in compactions[k:]:
+        write(compaction_row(c) + "\n")
+    for line in _footer(closest, over, over_assumed):
+        write(line + "\n")
+
+
+def write_json(
+    out: TextIO, path: Path, fmt: Format, calls: ModelCalls, window: int | None
+) -> None:
+    """`--json`: one object per call, one a line, then the summary object."""
+    write = out.write
+    closest: ModelCall | None = None
+    for i in range(len(calls)):
+        call = calls.call(i, window)
+        write(_encode(call_dict(call)).decode() + "\n")
+        fill = call.fill
+        if fill is not None and (closest is None or fill > cast(float, closest.fill)):
+            closest = call
+    summary = summary_dict(path, fmt, calls, window, closest)
+    write(_encode(summary).decode() + "\n")
+
+
+def context_text(path: Path, fmt: Format, calls: ModelCalls, window: int | None) -> str:
+    """`write_text`'s report, as one string."""
+    out = io.StringIO()
+    write_text(out, path, fmt, calls, window)
+    return out.getvalue()
 
 
 def context_json(path: Path, fmt: Format, calls: ModelCalls, window: int | None) -> str:
-    """`--json`: one object per call, one a line, then the summary object."""
-    lines = [json.dumps(call_dict(calls.call(i, window))) for i in range(len(calls))]
-    lines.append(json.dumps(summary_dict(path, fmt, calls, window), ensure_ascii=False))
-    return "\n".join(lines) + "\n"
+    """`write_json`'s lines, as one string."""
+    out = io.StringIO()
+    write_json(out, path, fmt, calls, window)
+    return out.getvalue()
 
 
 def run_context(
@@ -265,8 +310,7 @@ def run_context(
         if as_json:
             out.write(refusal_json(path, str(exc)))
         return 2
-    render = context_json if as_json else context_text
-    out.write(render(path, fmt, calls, window))
+    (write_json if as_json else write_text)(out, path, fmt, calls, window)
     out.flush()
     return 0
 
