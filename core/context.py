@@ -13,6 +13,7 @@ ever written.
 from __future__ import annotations
 
 import io
+import os
 import sys
 from pathlib import Path
 from typing import TextIO, cast
@@ -310,7 +311,13 @@ def run_context(
         if as_json:
             out.write(refusal_json(path, str(exc)))
         return 2
-    (write_json if as_json else write_text)(out, path, fmt, calls, window)
-    out.flush()
+    try:
+        (write_json if as_json else write_text)(out, path, fmt, calls, window)
+        out.flush()
+    except BrokenPipeError:
+        # The reader stopped (`| head`): not an error of the report's. Python's own flush
+        # at exit would raise again on the closed pipe, so stdout goes nowhere from here.
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 

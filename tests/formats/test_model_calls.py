@@ -14,6 +14,8 @@ import contextlib
 import io
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -681,3 +683,25 @@ def test_context_exit_status_is_2_for_what_is_no_transcript(
     assert main(["--context", str(ref), str(ref)]) == 2
     assert main(["--context", "--check", str(ref)]) == 2
     assert run_context(ref, as_json=False, out=io.StringIO()) == 0
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
+    """`--context FILE | head`: the report stops quietly where the reader did (exit 0, no
+    traceback on stderr), as a command in a pipe should."""
+    path = tmp_path / "run.jsonl"
+    lines = [ref_line(1, "session-meta", {"app": "t"})]
+    for n in range(2, 3000):
+        role = "assistant" if n % 2 else "user"
+        lines.append(ref_line(n, "message", {"role": role, "content": "x" * 50}))
+    path.write_text("".join(lines), "utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "transcript_view", "--context", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(200)
+    proc.stdout.close()
+    errors = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0
+    assert b"Traceback" not in errors, errors
