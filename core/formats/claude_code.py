@@ -18,7 +18,8 @@ run of lines into a batch of what they say by themselves, in a worker process
 for a big file, and `ClaudePass` here folds the batches in file order, with
 what needs earlier lines: the uuid tree's branches, the response a line
 continues, a compaction's parent, the tool a result answers, and at the end
-the content replacements.
+the content replacements. The same pass lists the model calls (`core.calls`):
+each response is one, its size read from `message.usage`.
 """
 
 from __future__ import annotations

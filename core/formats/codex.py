@@ -11,6 +11,10 @@ The pass is a map and a fold (`batches`): `map_codex` reads a run of lines
 into a `CodexBatch` (in a worker process, for a big file), and `CodexPass`
 folds the batches in file order; the call an output answers, when it was made
 before the output's batch, is named at the end.
+
+The same pass lists the model calls (`core.calls`): a run of the model's items
+(an assistant message, reasoning, tool calls) is one call, and the `token_count`
+event after it records the size of the context it was sent and its window.
 """
 
 from __future__ import annotations
