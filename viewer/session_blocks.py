@@ -796,7 +796,8 @@ def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LinePr
 
     One of the agent's own records, while records are folded, is no rows of its
     own: the first of a run draws the run's fold row, the others nothing
-    (`viewer.folds`). Built to be searched (`expand`), it shows its own rows.
+    (`viewer.folds`). Built to be searched (`expand`), it shows its own rows;
+    expanded by the reader (enter while it was shown), it still folds.
     """
     if isinstance(parsed, LineProblem):
         build_problem(b, parsed)
@@ -804,7 +805,7 @@ def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LinePr
     record = b.record = record_of(fmt, parsed)
     if record is not None and b.ctx.folds(b.line):
         b.folded = True
-        if not b.expanded:
+        if not b.searched:
             if not b.after_fold:
                 _fold_row(b)
             return
