@@ -55,3 +55,6 @@ def test_a_hostile_tool_id_in_the_record_is_an_unsafe_name_never_a_path(tmp_path
     path.write_text(text)
     report = verify(path)
     assert [b.state for b in report.badges][-1] is MarkerState.UNSAFE_NAME
+    (unsafe,) = [f for f in report.findings if f.kind == "unsafe-name"]
+    # It names the tool id the file would be named after (there is no marker path).
+    assert "'../../etc/passwd'" in unsafe.message and "None" not in unsafe.message
