@@ -412,7 +412,10 @@ def api_error_words(obj: Mapping[str, Any]) -> str:
     if isinstance(attempt, int) and not isinstance(attempt, bool):
         words += f"; retry {attempt:,}" + (f" of {most:,}" if isinstance(most, int) else "")
         if isinstance(wait, int | float) and not isinstance(wait, bool) and wait >= 0:
-            words += f" after {wait / 1000:,.1f} s"
+            try:
+                words += f" after {wait / 1000:,.1f} s"
+            except OverflowError:  # an integer no float holds: JSON sets no limit
+                words += f" after {wait:,} ms"
     return words
 
 

@@ -99,6 +99,9 @@ def test_an_api_error_says_the_error_the_attempt_and_the_wait() -> None:
     socket = {"subtype": "api_error", "error": {"cause": {"code": "FailedToOpenSocket"}}}
     assert api_error_words(socket) == "API error: FailedToOpenSocket"
     assert api_error_words({"subtype": "api_error"}) == "API error"
+    # A wait no float holds (JSON has no limit on an integer) is said as written.
+    huge = api_error_words({"subtype": "api_error", "retryAttempt": 1, "retryInMs": 10**400})
+    assert huge.startswith("API error; retry 1 after ") and huge.endswith(" ms")
 
 
 @sync
@@ -114,6 +117,23 @@ async def test_an_api_error_row_is_not_empty(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
         assert "API error HTTP 503 api_error: down; retry 1 of 10 after 0.6 s" in _text(screen)
+
+
+@sync
+async def test_an_api_error_with_a_wait_no_float_holds_is_drawn(tmp_path: Path) -> None:
+    """`retryInMs` of 400 digits parses (JSON integers have no limit); dividing it for
+    seconds overflowed, and the file view failed to build the line (found in review)."""
+    s = ClaudeSession(tmp_path)
+    s.user("Go.")
+    s.raw({**s._base("system"), "subtype": "api_error", "retryInMs": 10**400,
+           "retryAttempt": 1})
+    app = TranscriptApp(s.write())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert "API error; retry 1 after 10,000,000" in _text(screen)
+        assert_counting_matches_building(screen)
 
 
 async def _orphans_words(app: TranscriptApp, pilot: object) -> str:
