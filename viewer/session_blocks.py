@@ -827,7 +827,7 @@ def _fold_row(b: RowBuilder) -> None:
     records, more = runs.fold_run(b.line) if runs is not None else ([], False)
     if not records and b.record is not None:
         records = [b.record]
-    words = fold_words(records, more=more) + " (enter shows them)"
+    words = visible(fold_words(records, more=more)) + " (enter shows them)"  # types are text
     b.head(Text(FOLDED_MARK + words, style=b.palette.dim), "fold")
 
 

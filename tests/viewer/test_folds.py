@@ -285,3 +285,15 @@ async def test_a_record_expanded_in_everything_folds_with_its_run(tmp_path: Path
         await settle(pilot)
         assert _rows_shown(screen) == folded
         assert_layout_consistent(screen)
+
+
+def test_a_fold_row_shows_a_type_names_controls_as_glyphs(tmp_path: Path) -> None:
+    """A record type is the transcript's text: its controls are glyphs on the fold row as
+    on the record's own heading (Rich drops a BEL a row is made of; found in review)."""
+    path = tmp_path / "s.jsonl"
+    weird = {"type": "x\x07\x1b]0;t\x07y", "sessionId": "s"}
+    path.write_text(json.dumps(weird) + "\n")
+    with Transcript.open(path) as t:
+        ctx = BlockContext(AnalysisState(), {}, Expansion(), width=100, format=Format.CLAUDE_CODE)
+        ((_, rows),) = _rows(t, ctx)
+        assert "x␇␛]0;t␇y record" in rows[0]
