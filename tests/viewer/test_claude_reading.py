@@ -241,6 +241,18 @@ async def test_a_microcompaction_row_names_each_cleared_result_and_goes_to_it(
         await settle(pilot)
         art = screen.artifacts.get(key)
         assert art is not None and art.lines.path.name == "toolu_M0.txt"
+        # The model saw that result whole (line 3) until the boundary: never "never saw".
+        legend = [r for r in _art_heads(screen) if "saw" in r]
+        assert legend == [
+            "┃ the model saw it whole (line 3) until the microcompaction on line 8; "
+            "not after it"
+        ], legend
+
+
+def _art_heads(screen: TranscriptScreen) -> list[str]:
+    doc = screen.view.doc
+    rows = [doc.row(i) for i in range(doc.total_rows)]
+    return [r.text.plain.strip(" │") for r in rows if r is not None and r.kind == "art-head"]
 
 
 @sync
