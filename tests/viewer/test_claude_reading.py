@@ -267,3 +267,22 @@ async def test_the_model_view_says_what_even_the_file_view_cannot_show(tmp_path:
             screen = app.screen
             assert isinstance(screen, TranscriptScreen)
             assert words in _text(screen)
+
+
+@sync
+async def test_a_line_nested_to_the_parsers_limit_is_drawn(tmp_path: Path) -> None:
+    """An attachment (shown, not folded) nested 985 deep parses; encoding it for its
+    row in a layout worker's stack raised RecursionError and failed the app (review)."""
+    s = ClaudeSession(tmp_path)
+    s.user("Go.")
+    path = s.write()
+    deep = '{"type":"attachment","attachment":' + "[" * 985 + "]" * 985 + "}"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(deep + "\n")
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert '{"attachment":[[[[' in _text(screen)
+        assert_counting_matches_building(screen)
