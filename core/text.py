@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from typing import Any
 
 #: Columns between tab stops when a TAB is expanded.
@@ -300,16 +301,46 @@ def short_id(value: str | None, keep: int = 8) -> str:
     return value if len(value) <= keep + 1 else value[:keep] + "…"
 
 
+#: What `compact_json` says of a value nested too deeply to encode from where it is asked.
+NESTED_TOO_DEEP = "(a value nested too deeply to show)"
+
+
 def compact_json(value: Any) -> str:
     """One-line JSON of a payload value, for the compact rows of minor envelope types.
 
     Keys are sorted so the same payload always reads the same; a value JSON
-    cannot encode falls back to its `repr` rather than failing a row.
+    cannot encode falls back to its `repr` rather than failing a row. A value
+    nested nearly as deep as the parser takes (it parses on a thread of its
+    own: `core.transcript`) may be too deep to encode in a caller's stack: it
+    is encoded on a thread of its own too (`NESTED_TOO_DEEP` if even that
+    fails), never an error.
     """
     try:
         return _compact(value)
+    except RecursionError:
+        return _compact_apart(value)
     except (TypeError, ValueError):
         return repr(value)
+
+
+def _compact_apart(value: Any) -> str:
+    """`compact_json` on a thread of its own, whose stack is always the same (as a deep line
+    is parsed: `core.transcript._loads`), so the answer does not depend on the caller's
+    stack: a row count in a worker process and the row drawn agree."""
+    outcome: list[str] = []
+
+    def encode() -> None:
+        try:
+            outcome.append(_compact(value))
+        except RecursionError:
+            outcome.append(NESTED_TOO_DEEP)
+        except (TypeError, ValueError):
+            outcome.append(repr(value))
+
+    thread = threading.Thread(target=encode, name="transcript-view-deep-value", daemon=True)
+    thread.start()
+    thread.join()
+    return outcome[0] if outcome else NESTED_TOO_DEEP
 
 
 #: `json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))`, with

@@ -123,6 +123,8 @@ class RowBuilder:
         self.rows: list[Row] = []
         self.inserts: list[tuple[int, InlineArtifact]] = []
         self.expanded = expand or ctx.is_expanded(BlockKey(view, key))
+        self.searched = expand
+        """Built to be searched: every row, a folded record's own included (`build_foreign`)."""
         self.collapsed_any = False
         self.after_fold = False
         """Whether the line before is a folded record (`viewer.folds`): the caller's to set."""

@@ -22,13 +22,13 @@ from typing import Literal
 from rich.text import Text
 
 from transcript_view.core.filelines import FileLines
-from transcript_view.core.formats.model import SpillSite
+from transcript_view.core.formats.model import SpillForm, SpillSite
 from transcript_view.core.ledger import Site
 from transcript_view.core.markers import MarkerKind
 from transcript_view.core.records import SiteKey
 from transcript_view.core.text import plural, visible
 from transcript_view.core.verification import FileCheck, MarkerState
-from transcript_view.viewer.palette import DEFAULT_PALETTE, Palette
+from transcript_view.viewer.palette import DEFAULT_PALETTE, Palette, exposure_glyph
 from transcript_view.viewer.rows import GUTTER, InlineArtifact, Row
 from transcript_view.viewer.session_blocks import preview_bytes
 
@@ -120,6 +120,44 @@ def seen_bytes(site: Site, check: FileCheck) -> tuple[int, int]:
         return preview_bytes(site, check.head), 0
     shape = site.shape
     return (shape.head_bytes, shape.tail_bytes) if shape is not None else (0, 0)
+
+
+class ClearedOutput(InlineArtifact):
+    """The sidecar of a result a microcompaction cleared: its full output, which the model
+    saw whole (on the result's line) until the boundary and not after it. Every byte is
+    drawn as seen; the legend says until when (not "it never saw", which it did)."""
+
+    def __init__(
+        self,
+        site_key: SiteKey,
+        lines: FileLines,
+        check: FileCheck,
+        state: MarkerState,
+        site: SpillSite,
+    ) -> None:
+        """Wrap the sidecar's rows; `site` is the cleared result's marker on the boundary."""
+        super().__init__(site_key, lines, check, state, lines.size, 0)
+        self.site = site
+
+    def unseen_span(self) -> tuple[int, int]:
+        """None of it was left out (the file may grow while it is indexed)."""
+        size = self.lines.size
+        return size, size
+
+    def row(self, i: int, line: int, width: int, palette: Palette = DEFAULT_PALETTE) -> Row:
+        """The legend says the model saw it until the boundary; the rest is an artifact's."""
+        if i != 2:
+            return super().row(i, line, width, palette)
+        result = self.site.cleared_result
+        where = f" (line {result:,})" if result is not None else ""
+        legend = Text(" " * GUTTER + "│ ", style=palette.strong)
+        legend.append(
+            f"{exposure_glyph(True)} the model saw it whole{where} until the microcompaction "
+            f"on line {self.site.line:,}; not after it",
+            style=palette.seen_bar,
+        )
+        legend.truncate(width, overflow="ellipsis")
+        return Row(legend, "art-head", line, self.site_key, cont=True)
 
 
 class RecordCopy(InlineArtifact):
@@ -321,6 +359,8 @@ class InlineArtifacts(Mapping[SiteKey, InlineArtifact]):
                 old.lines.close()  # reopened at a new width: the new rows replace the old
             if key in self._records:
                 self._open[key] = RecordCopy(key, lines, check, state)
+            elif isinstance(site, SpillSite) and site.form is SpillForm.MICROCOMPACTED:
+                self._open[key] = ClearedOutput(key, lines, check, state, site)
             else:
                 head, tail = seen_bytes(site, check)
                 self._open[key] = InlineArtifact(key, lines, check, state, head, tail)

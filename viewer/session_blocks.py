@@ -412,7 +412,10 @@ def api_error_words(obj: Mapping[str, Any]) -> str:
     if isinstance(attempt, int) and not isinstance(attempt, bool):
         words += f"; retry {attempt:,}" + (f" of {most:,}" if isinstance(most, int) else "")
         if isinstance(wait, int | float) and not isinstance(wait, bool) and wait >= 0:
-            words += f" after {wait / 1000:,.1f} s"
+            try:
+                words += f" after {wait / 1000:,.1f} s"
+            except OverflowError:  # an integer no float holds: JSON sets no limit
+                words += f" after {wait:,} ms"
     return words
 
 
@@ -793,7 +796,8 @@ def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LinePr
 
     One of the agent's own records, while records are folded, is no rows of its
     own: the first of a run draws the run's fold row, the others nothing
-    (`viewer.folds`). Built to be searched (`expand`), it shows its own rows.
+    (`viewer.folds`). Built to be searched (`expand`), it shows its own rows;
+    expanded by the reader (enter while it was shown), it still folds.
     """
     if isinstance(parsed, LineProblem):
         build_problem(b, parsed)
@@ -801,7 +805,7 @@ def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LinePr
     record = b.record = record_of(fmt, parsed)
     if record is not None and b.ctx.folds(b.line):
         b.folded = True
-        if not b.expanded:
+        if not b.searched:
             if not b.after_fold:
                 _fold_row(b)
             return
@@ -820,7 +824,7 @@ def _fold_row(b: RowBuilder) -> None:
     records, more = runs.fold_run(b.line) if runs is not None else ([], False)
     if not records and b.record is not None:
         records = [b.record]
-    words = fold_words(records, more=more) + " (enter shows them)"
+    words = visible(fold_words(records, more=more)) + " (enter shows them)"  # types are text
     b.head(Text(FOLDED_MARK + words, style=b.palette.dim), "fold")
 
 

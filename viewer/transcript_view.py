@@ -21,7 +21,7 @@ import math
 import time
 from array import array
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Literal
 
 from rich.style import Style
@@ -80,6 +80,9 @@ class Anchor:
     offset: int
     above: int
     """Rows between the top of the screen and the cursor."""
+    arrived: bool = False
+    """The cursor is where the view was arrived at (`toggle_document`): put back by a
+    layout, it has not been moved."""
 
 
 class TranscriptView(ScrollView, can_focus=True):
@@ -315,6 +318,8 @@ class TranscriptView(ScrollView, can_focus=True):
         """Lay a document out again from the start (new width, new analysis)."""
         if keep_position and doc is self.doc and self.doc.total_rows:
             self._anchor = self._make_anchor()
+            if self._anchor is not None and self.cursor == self._arrived_at:
+                self._anchor.arrived = True
         doc.generation += 1
         doc.reset()
         self._strips.clear()
@@ -400,6 +405,8 @@ class TranscriptView(ScrollView, can_focus=True):
             row = start + min(anchor.offset, max(count - 1, 0))
             self.set_cursor(row, scroll=False)
             self.scroll_to(y=max(row - anchor.above, 0), animate=False, immediate=True)
+            if anchor.arrived:
+                self._arrived_at = self.cursor
         elif self.stick_to_end and doc.total_rows:
             self.set_cursor(doc.total_rows - 1, scroll=False)
             self._scroll_to_last_row()
@@ -511,6 +518,9 @@ class TranscriptView(ScrollView, can_focus=True):
                         break
             if index is not None and index < doc.blocks:
                 target = doc.block_start(index)
+            elif index is not None and doc.laying_out:
+                # Laid out again (a new width): its layout goes there when it gets there.
+                self._anchor = Anchor(index, 0, 0, arrived=True)
         self.set_cursor(target, scroll=False)
         self.scroll_to(y=target, animate=False, immediate=True)
         self._arrived_at = self.cursor
@@ -647,9 +657,15 @@ class TranscriptView(ScrollView, can_focus=True):
         return True
 
     def _restore(self, anchor: Anchor) -> None:
-        """Put the cursor and the scroll back where `anchor` says."""
+        """Put the cursor and the scroll back where `anchor` says.
+
+        A document being laid out again (its width changed while it was not on
+        show) is not there yet: its layout puts the cursor back when it gets there.
+        """
         doc = self.doc
         if anchor.block >= doc.blocks:
+            if doc.laying_out:
+                self._anchor = replace(anchor, arrived=True)
             return
         last = max(doc.counts[anchor.block] - 1, 0)
         row = doc.block_start(anchor.block) + min(anchor.offset, last)

@@ -24,6 +24,7 @@ each response is one, its size read from `message.usage`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -389,12 +390,15 @@ class ClaudePass:
         keys = {self.id_keys(tid) for tid in tids}
         calls, results = self.tools.lines_of(keys), self.results.lines_of(keys)
         folder = a.artifact_dir
+        # Each line is read once per question: boundaries may list one id again and again.
+        defines, answers = functools.cache(self._defines), functools.cache(self._answers)
+        names, result_bytes = functools.cache(self._names), functools.cache(self._result_bytes)
         for m in self.microcompactions:
             cleared: list[ClearedResult] = []
             for k, tid in enumerate(m.tool_ids):
                 key = self.id_keys(tid)
-                call = self._last(calls.get(key, ()), m.line, self._defines, tid)
-                result = self._last(results.get(key, ()), m.line, self._answers, tid)
+                call = self._last(calls.get(key, ()), m.line, defines, tid)
+                result = self._last(results.get(key, ()), m.line, answers, tid)
                 cleared.append(ClearedResult(tid, call, result))
                 name = _cleared_sidecar(folder, tid)
                 safe = is_safe_basename(name)
@@ -412,18 +416,18 @@ class ClaudePass:
                         file=name,
                         safe_name=safe,
                         tool_use_id=tid,
-                        tool=self._names(call, tid) if call is not None else None,
-                        persisted_size=self._result_bytes(result, tid),
+                        tool=names(call, tid) if call is not None else None,
+                        persisted_size=result_bytes(result, tid),
                         cleared_result=result,
                         text=tid,
                     )
                 )
-                if result is not None:
-                    a.tag(
-                        result,
-                        f"cleared from what the model saw by the microcompaction on line "
-                        f"{m.line:,}: from there on it got [Old tool result content cleared]",
-                    )
+                words = (
+                    f"cleared from what the model saw by the microcompaction on line "
+                    f"{m.line:,}: from there on it got [Old tool result content cleared]"
+                )
+                if result is not None and words not in a.tags.get(result, ()):
+                    a.tag(result, words)
             a.microcompactions.append(
                 Microcompaction(m.line, m.trigger, m.pre_tokens, m.tokens_saved, tuple(cleared))
             )

@@ -933,7 +933,8 @@ def _microcompaction(b: ClaudeBatch, line: int, meta: object) -> None:
         b.microcompactions.append(MicrocompactRecord(line, None, None, None, ()))
         return
     ids = meta.compactedToolIds
-    tool_ids = tuple(t for t in ids if type(t) is str) if type(ids) is list else ()
+    # Each id once: a result is cleared or not (a hostile list repeats one id).
+    tool_ids = tuple(dict.fromkeys(t for t in ids if type(t) is str)) if type(ids) is list else ()
     b.ids.update(tool_ids)
     trigger = meta.trigger if type(meta.trigger) is str else None
     b.microcompactions.append(

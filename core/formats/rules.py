@@ -35,14 +35,12 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
     name = site.file or ""
     line = site.line
     if not site.safe_name:
-        return MarkerState.UNSAFE_NAME, [
-            Finding(
-                "unsafe-name",
-                line,
-                None,
-                f"the marker's path {site.path!r:.120} does not end in a plain file name",
-            )
-        ]
+        said = (
+            f"the cleared result's tool id {site.tool_use_id!r:.120} is no plain file name"
+            if site.form is SpillForm.MICROCOMPACTED
+            else f"the marker's path {site.path!r:.120} does not end in a plain file name"
+        )
+        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
     if fc is None:
         return MarkerState.CHECKING, []
     if fc.state is FileState.MISSING and site.form is SpillForm.MICROCOMPACTED:

@@ -8,6 +8,7 @@ import pytest
 
 from transcript_view.core.text import (
     HEX_DIGITS,
+    NESTED_TOO_DEEP,
     compact_json,
     hex_form,
     human_size,
@@ -58,3 +59,20 @@ def test_hex_escapes_are_one_width() -> None:
             shown = visible(chr(code))
             if shown.startswith("⟨"):
                 assert re.fullmatch("⟨[0-9A-F]{4}⟩", shown), hex(code)
+
+
+def test_compact_json_of_a_value_nested_to_the_parsers_limit_never_fails() -> None:
+    """A line nested nearly as deep as the parser takes (it parses on a thread of its
+    own) is encoded by a builder deeper in a stack: that raised RecursionError and
+    failed the viewer's layout worker, and a count in a worker process could differ
+    from the row drawn (found in review)."""
+    value: object = []
+    for _ in range(985):
+        value = [value]
+
+    def deeper(n: int) -> str:
+        return deeper(n - 1) if n else compact_json({"data": value})
+
+    whole = '{"data":' + "[" * 986 + "]" * 986 + "}"
+    assert deeper(100) == deeper(0) == whole  # whatever the caller's stack
+    assert NESTED_TOO_DEEP not in whole

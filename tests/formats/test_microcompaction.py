@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from _real_shapes import microcompacted_session
+from _sessions import ClaudeSession
 
+from transcript_view.core.formats.claude_code import ClaudePass
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm
 from transcript_view.core.report import verify
 from transcript_view.core.verification import MarkerState
@@ -55,3 +58,37 @@ def test_a_hostile_tool_id_in_the_record_is_an_unsafe_name_never_a_path(tmp_path
     path.write_text(text)
     report = verify(path)
     assert [b.state for b in report.badges][-1] is MarkerState.UNSAFE_NAME
+    (unsafe,) = [f for f in report.findings if f.kind == "unsafe-name"]
+    # It names the tool id the file would be named after (there is no marker path).
+    assert "'../../etc/passwd'" in unsafe.message and "None" not in unsafe.message
+
+
+def test_ids_listed_again_and_again_are_read_once_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile boundary listing one id thousands of times (and boundaries repeating it)
+    read the result's line again for each: minutes for a megabyte of file whose result
+    is a few megabytes (found in review). Each line is read once per question."""
+    s = ClaudeSession(tmp_path)
+    s.user("go")
+    s.tool_use("toolu_X", "Read", {"file_path": "x"})
+    s.tool_result("toolu_X", "y" * 1000)
+    meta = {"trigger": "auto", "compactedToolIds": ["toolu_X"] * 500}
+    for _ in range(20):
+        s.raw({**s._base("system"), "subtype": "microcompact_boundary",
+               "content": "Context microcompacted", "microcompactMetadata": meta})
+    reads: list[int] = []
+    real = ClaudePass._read
+
+    def counted(self: ClaudePass, line: int) -> object:
+        reads.append(line)
+        return real(self, line)
+
+    monkeypatch.setattr(ClaudePass, "_read", counted)
+    report = verify(s.write())
+    assert isinstance(report.analysis, SessionAnalysis)
+    assert len(report.analysis.microcompactions) == 20
+    assert len(reads) < 50, len(reads)
+    # One marker a boundary, and one note on the result for each boundary.
+    assert report.markers == 20
+    assert len(report.analysis.tags[3]) == 20

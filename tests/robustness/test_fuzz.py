@@ -16,7 +16,7 @@ from transcript_view.core.check import run_check
 from transcript_view.core.formats import NotATranscript
 from transcript_view.core.markers import parse_markers
 from transcript_view.core.report import verify
-from transcript_view.core.transcript import LineProblem, Transcript
+from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError
 
 SEED_LINES = (REFERENCE / "many.jsonl").read_bytes().split(b"\n")[:12]
 MARKERISH = st.sampled_from(
@@ -71,13 +71,16 @@ _EDITS = st.lists(
 def _check_everything(path: Path) -> None:
     try:
         report = verify(path)
-    except NotATranscript:
-        # No line is any format's: one message and exit 2, never a finding per line
-        # (with `--json`, the PATH's one object says so).
+    except TranscriptError as exc:
+        # No line is any format's (or, for bytes that begin like zstd, not one line
+        # decompresses): one message and exit 2, never a finding per line (with
+        # `--json`, the PATH's one object says so).
         out = io.StringIO()
         assert run_check([path], as_json=True, strict=False, out=out) == 2
         (row,) = [json.loads(line) for line in out.getvalue().splitlines()]
-        assert set(row) == {"transcript", "error"} and "not a transcript" in row["error"]
+        assert set(row) == {"transcript", "error"}
+        if isinstance(exc, NotATranscript):
+            assert "not a transcript" in row["error"]
         return
     with Transcript.open(path) as t:
         problems = [p for p in t if isinstance(p, LineProblem)]
@@ -162,3 +165,10 @@ def test_json_that_is_not_an_envelope_never_raises(value: object) -> None:
             encoding="utf-8",
         )
         _check_everything(path)
+
+
+def test_bytes_that_begin_like_zstd_and_are_not_are_one_refusal(tmp_path: Path) -> None:
+    """Found by the fuzz test: zstd's magic and nothing readable is refused, not raised."""
+    path = tmp_path / "noise.jsonl"
+    path.write_bytes(b"(\xb5/\xfd")
+    _check_everything(path)

@@ -100,6 +100,9 @@ def test_an_api_error_says_the_error_the_attempt_and_the_wait() -> None:
     socket = {"subtype": "api_error", "error": {"cause": {"code": "FailedToOpenSocket"}}}
     assert api_error_words(socket) == "API error: FailedToOpenSocket"
     assert api_error_words({"subtype": "api_error"}) == "API error"
+    # A wait no float holds (JSON has no limit on an integer) is said as written.
+    huge = api_error_words({"subtype": "api_error", "retryAttempt": 1, "retryInMs": 10**400})
+    assert huge.startswith("API error; retry 1 after ") and huge.endswith(" ms")
 
 
 @sync
@@ -115,6 +118,23 @@ async def test_an_api_error_row_is_not_empty(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, TranscriptScreen)
         assert "API error HTTP 503 api_error: down; retry 1 of 10 after 0.6 s" in _text(screen)
+
+
+@sync
+async def test_an_api_error_with_a_wait_no_float_holds_is_drawn(tmp_path: Path) -> None:
+    """`retryInMs` of 400 digits parses (JSON integers have no limit); dividing it for
+    seconds overflowed, and the file view failed to build the line (found in review)."""
+    s = ClaudeSession(tmp_path)
+    s.user("Go.")
+    s.raw({**s._base("system"), "subtype": "api_error", "retryInMs": 10**400,
+           "retryAttempt": 1})
+    app = TranscriptApp(s.write())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert "API error; retry 1 after 10,000,000" in _text(screen)
+        assert_counting_matches_building(screen)
 
 
 async def _orphans_words(app: TranscriptApp, pilot: object) -> str:
@@ -222,6 +242,18 @@ async def test_a_microcompaction_row_names_each_cleared_result_and_goes_to_it(
         await settle(pilot)
         art = screen.artifacts.get(key)
         assert art is not None and art.lines.path.name == "toolu_M0.txt"
+        # The model saw that result whole (line 3) until the boundary: never "never saw".
+        legend = [r for r in _art_heads(screen) if "saw" in r]
+        assert legend == [
+            "┃ the model saw it whole (line 3) until the microcompaction on line 8; "
+            "not after it"
+        ], legend
+
+
+def _art_heads(screen: TranscriptScreen) -> list[str]:
+    doc = screen.view.doc
+    rows = [doc.row(i) for i in range(doc.total_rows)]
+    return [r.text.plain.strip(" │") for r in rows if r is not None and r.kind == "art-head"]
 
 
 @sync
@@ -260,4 +292,23 @@ async def test_a_replacement_without_a_marker_still_says_the_result_was_replaced
         text = _text(screen)
         assert "replaced at request time (line 4)" in text
         assert "preview matches" not in text and screen.header.markers == 0
+        assert_counting_matches_building(screen)
+
+
+@sync
+async def test_a_line_nested_to_the_parsers_limit_is_drawn(tmp_path: Path) -> None:
+    """An attachment (shown, not folded) nested 985 deep parses; encoding it for its
+    row in a layout worker's stack raised RecursionError and failed the app (review)."""
+    s = ClaudeSession(tmp_path)
+    s.user("Go.")
+    path = s.write()
+    deep = '{"type":"attachment","attachment":' + "[" * 985 + "]" * 985 + "}"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(deep + "\n")
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert '{"attachment":[[[[' in _text(screen)
         assert_counting_matches_building(screen)

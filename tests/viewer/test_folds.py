@@ -233,3 +233,67 @@ async def test_records_appended_while_following_join_the_run_they_follow(
         assert text.count("▸") == 4
         assert_layout_consistent(screen)
         assert_counting_matches_building(screen)
+
+
+def _rows_shown(screen: TranscriptScreen) -> list[tuple[str, int, str]]:
+    doc = screen.view.doc
+    return [(r.kind, r.line, r.text.plain) for i in range(doc.total_rows) if (r := doc.row(i))]
+
+
+@sync
+async def test_a_record_expanded_while_shown_folds_back_with_its_run(tmp_path: Path) -> None:
+    """Enter on an unfolded record's text expands it (a block key); folding its run
+    again must not leave it drawn whole with the rest of the run hidden and no fold
+    row to reach them (found in review)."""
+    app = TranscriptApp(parallel_session(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        view = screen.view
+        folded = _rows_shown(screen)
+        row = _go_to(screen, "fold")
+        await pilot.press("enter")  # lines 5-9 on their own rows
+        await settle(pilot)
+        view.set_cursor(row + 1)  # the first record's text
+        await pilot.press("enter")  # expands it
+        await settle(pilot)
+        view.set_cursor(row)
+        await pilot.press("enter")  # folds the run again
+        await settle(pilot)
+        assert _rows_shown(screen) == folded
+        assert_layout_consistent(screen)
+        assert_counting_matches_building(screen)
+
+
+@sync
+async def test_a_record_expanded_in_everything_folds_with_its_run(tmp_path: Path) -> None:
+    app = TranscriptApp(parallel_session(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        view = screen.view
+        folded = _rows_shown(screen)
+        await pilot.press("a")
+        await settle(pilot)
+        row = next(i for i, (_, line, _) in enumerate(_rows_shown(screen)) if line == 5)
+        view.set_cursor(row + 1)
+        await pilot.press("enter")  # expands line 5's record
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert _rows_shown(screen) == folded
+        assert_layout_consistent(screen)
+
+
+def test_a_fold_row_shows_a_type_names_controls_as_glyphs(tmp_path: Path) -> None:
+    """A record type is the transcript's text: its controls are glyphs on the fold row as
+    on the record's own heading (Rich drops a BEL a row is made of; found in review)."""
+    path = tmp_path / "s.jsonl"
+    weird = {"type": "x\x07\x1b]0;t\x07y", "sessionId": "s"}
+    path.write_text(json.dumps(weird) + "\n")
+    with Transcript.open(path) as t:
+        ctx = BlockContext(AnalysisState(), {}, Expansion(), width=100, format=Format.CLAUDE_CODE)
+        ((_, rows),) = _rows(t, ctx)
+        assert "x␇␛]0;t␇y record" in rows[0]
