@@ -674,6 +674,21 @@ class Replay(_Rows[ReplayEntry]):
         self.chars_total = chars
         self._changed()
 
+    def prefix(self, count: int, chars: int) -> Replay:
+        """A copy holding the first `count` entries, `chars` characters in all: the
+        conversation as it was before a later message, when no edit came after it
+        (`core.call_context.replay_at`). Its columns are cut at C speed."""
+        out = Replay(self._t, self._id_keys)
+        out._lines, out._keys, out._flags = (
+            self._lines[:count],
+            self._keys[:count],
+            self._flags[:count],
+        )
+        out._other_roles = dict(self._other_roles)
+        out._stubs = dict(self._stubs)
+        out.chars_total = chars
+        return out
+
     def set_stub(self, index: int, stub: str) -> None:
         """Replace the content of entry `index` with an elision's stub."""
         self.chars_total += len(stub) - self.entry_chars(index)

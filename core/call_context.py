@@ -1,0 +1,662 @@
+"""The context of one model call: the messages the model was sent for it, as the file has them.
+
+"What did the model really see at call 57?" is answered from the file alone,
+by each format's own rule of what a request carries (`../shared/spec`):
+
+- Claude Code: the conversation the request carried is the branch the
+  response is on: its `parentUuid` chain, back to the last `compact_boundary`
+  (whose `parentUuid` is null), so a rewound branch's lines are not in it. A
+  parallel batch's results hang off the lines of their own `tool_use`s, beside
+  the chain: a result answering a `tool_use` of the chain, parented on that
+  line, is in it too, and so is a line of a response of the chain. The
+  agent's own records are never sent; a response written over several lines
+  (one `message.id`) is one turn; a result a `microcompact_boundary` cleared
+  before the call is said to be cleared (the model got
+  `[Old tool result content cleared]`), every other result is the line's text,
+  spill marker and preview as the line holds them.
+- Codex: the `response_item`s since the last compaction, in file order: a
+  `compacted` record's `replacement_history` first (or its `message`, the
+  summary), or a remote `compaction` item, whose summary cannot be read.
+  `ghost_snapshot`s, `event_msg`s and `turn_context`s are not sent.
+- LLM::Agent: the replay (`core.tables.Replay`, the reference's `load`) as of
+  the line before the call's response. When no compaction or elision came at
+  or after that line, that is the start of the whole file's replay; otherwise
+  the lines before it are replayed again.
+
+What no format records, the system prompt and the tool definitions, is said
+once: where the call's size is recorded, the tokens it implies beyond what the
+file holds (the recorded size less an estimate of the entries' characters,
+`core.calls.estimate_tokens`, never below 0, and always called an estimate).
+
+Only the lines a call needs are read: from its last compaction to its response
+(Claude Code, Codex), found through the analysis's calls and compactions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from bisect import bisect_left
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from transcript_view.core.analysis import Analysis, AnalysisPass, map_lines
+from transcript_view.core.calls import Compaction, ModelCall, estimate_tokens
+from transcript_view.core.decoding import decoded_lines
+from transcript_view.core.formats import claude_lines as cl
+from transcript_view.core.formats import codex as cx
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.tables import Replay
+from transcript_view.core.text import plural
+from transcript_view.core.transcript import LineProblem, Transcript
+
+__all__ = [
+    "CLEARED_TEXT",
+    "ENCRYPTED_SUMMARY",
+    "CallContext",
+    "ContextEntry",
+    "claude_line_chars",
+    "context_of_call",
+    "replay_at",
+]
+
+#: What microcompaction put in a request for a result it cleared (CLAUDE_CODE.md).
+CLEARED_TEXT = "[Old tool result content cleared]"
+#: What a compaction whose summary the provider encrypted is, in words.
+ENCRYPTED_SUMMARY = "summary not readable: encrypted by the provider"
+#: What the file never holds of a request.
+NOT_IN_FILE = "system prompt and tool definitions"
+
+
+@dataclass(frozen=True, slots=True)
+class ContextEntry:
+    """One message of a call's context: where the file has it, and what it is."""
+
+    line: int
+    """The line it is read from (a turn's first line; a compaction's for its summary)."""
+    role: str
+    """`user`, `assistant`, `tool` (a tool result), `summary` (a compaction's), or the
+    reference role (`system`…)."""
+    chars: int
+    """Its characters as the model got them (what an estimate counts)."""
+    what: str
+    """It in a few words ("tool result", "compaction summary", "response, lines 5–7")."""
+    lines: tuple[int, ...] = ()
+    """Every line of the turn, when it is written over several (a Claude Code response)."""
+    item: int = -1
+    """Codex: the index of the item in its `compacted` line's `replacement_history`."""
+    cleared_at: int | None = None
+    """Claude Code: the microcompaction that cleared this result before the call."""
+    cleared: tuple[str, ...] = ()
+    """The tool ids of the results of this line that were cleared."""
+    stub: str | None = None
+    """LLM::Agent: the elision stub the model got instead of the content."""
+    summary: bool = False
+    """The entry is a compaction's summary (or stands where it would be)."""
+
+    @property
+    def all_lines(self) -> tuple[int, ...]:
+        """Every line the entry is read from (its own, at least)."""
+        return self.lines or (self.line,)
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """What the model was sent for one call (or the next, `index` None)."""
+
+    index: int | None
+    """0-based in `analysis.calls`; None: the next call, after the file's last line."""
+    call: ModelCall | None
+    entries: tuple[ContextEntry, ...]
+    compaction: Compaction | None
+    """The compaction the context starts after (None: it starts at the file's start)."""
+    not_in_file: int | None
+    """Tokens the recorded size implies beyond the entries (an estimate); None when the
+    size is not recorded."""
+    chars: int = 0
+    """The entries' characters, together."""
+    line: int = 0
+    """The context is what the file holds before this line (the call's response)."""
+    replay: Replay | None = None
+    """LLM::Agent: the replay as of the call (the model view draws it)."""
+    problems: tuple[str, ...] = ()
+    """What could not be followed (a chain whose parent is not in the file, a replay's)."""
+
+    @property
+    def estimate(self) -> int:
+        """The entries' size in tokens, estimated (`core.calls.estimate_tokens`)."""
+        return int(estimate_tokens(self.chars))
+
+    @property
+    def number(self) -> int | None:
+        """The call's 1-based number (None: the next call)."""
+        return None if self.index is None else self.index + 1
+
+    def tokens_words(self) -> str:
+        """The call's size: recorded (and where from), or an estimate, said so."""
+        call = self.call
+        if call is None:
+            return f"~{self.estimate:,} tokens (estimate: {plural(self.chars, 'character')} / 4)"
+        if call.recorded:
+            return f"{call.tokens:,} tokens (recorded: {call.field})"
+        return f"~{call.tokens:,} tokens (estimate: {call.field})"
+
+    def fill_words(self) -> str | None:
+        """The call's window and how full it was, or None (no window)."""
+        call = self.call
+        if call is None or not call.window:
+            return None
+        source = call.window_source.value if call.window_source is not None else ""
+        fill = call.fill or 0.0
+        estimate = "" if call.recorded else " (estimate)"
+        return f"window {call.window:,} ({source}) · {fill:.0%} full{estimate}"
+
+    def compaction_words(self) -> str:
+        """The compaction the context starts after, or that it starts at the file's start."""
+        c = self.compaction
+        if c is None:
+            return "no compaction before it: the context starts at the file's start"
+        words = f"starts after the {c.kind} on line {c.line:,}"
+        if c.trigger:
+            words += f" ({c.trigger})"
+        if c.summary == "encrypted":
+            words += f": {ENCRYPTED_SUMMARY}"
+        return words
+
+    def not_in_file_words(self) -> str:
+        """What the file never holds, said once, with the size the usage implies for it."""
+        if self.not_in_file is None:
+            return (
+                f"The {NOT_IN_FILE} are not in the file and not counted "
+                "(the size is an estimate of what the file holds)."
+            )
+        assert self.call is not None
+        return (
+            f"about {self.not_in_file:,} tokens not in the file: {NOT_IN_FILE} "
+            f"(an estimate: the recorded {self.call.tokens:,} less ~{self.estimate:,} "
+            "for the entries' characters / 4)"
+        )
+
+
+def context_of_call(
+    transcript: Transcript, analysis: Analysis | SessionAnalysis, index: int | None
+) -> CallContext:
+    """The context of call `index` (0-based in `analysis.calls`; None: the next call).
+
+    Args:
+        transcript: the analysed transcript, indexed (its lines are read again).
+        analysis: its analysis (where the calls and compactions are).
+        index: the call; None for the call after the file's last line.
+
+    Raises:
+        IndexError: no such call.
+    """
+    calls = analysis.calls
+    if index is not None and not 0 <= index < len(calls):
+        raise IndexError(index)
+    call = calls.call(index) if index is not None else None
+    stop = calls.lines[index] if index is not None else transcript.line_count + 1
+    if isinstance(analysis, Analysis):
+        replay, problems = replay_at(transcript, analysis, index)
+        entries = tuple(_replay_entries(replay))
+        chars = replay.chars_total
+        compaction = _last_reset(calls.compactions, stop)
+    elif analysis.format is Format.CODEX:
+        entries, compaction, problems = _codex(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in entries), None
+    else:
+        entries, compaction, problems = _claude(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in entries), None
+    not_in_file = None
+    if call is not None and call.recorded:
+        not_in_file = max(call.tokens - estimate_tokens(chars), 0)
+    return CallContext(
+        index,
+        call,
+        entries,
+        compaction,
+        not_in_file,
+        chars,
+        stop,
+        replay,
+        tuple(problems),
+    )
+
+
+def call_at_line(analysis: Analysis | SessionAnalysis, line: int) -> int | None:
+    """The call whose response `line` is part of, or else the first call after it (`M`):
+    the call a line "belongs to" for a reader. None: no call at or after it (the next)."""
+    lines = analysis.calls.lines
+    at = bisect_left(lines, line + 1) - 1  # the last call beginning at or before `line`
+    if at >= 0 and _same_response(analysis, at, line):
+        return at
+    after = at + 1
+    return after if after < len(lines) else None
+
+
+def _same_response(analysis: Analysis | SessionAnalysis, index: int, line: int) -> bool:
+    """Whether `line` is a line of call `index`'s response (its first line, or a line of
+    the same Claude Code response)."""
+    first = analysis.calls.lines[index]
+    if line == first:
+        return True
+    if not isinstance(analysis, SessionAnalysis) or analysis.format is not Format.CLAUDE_CODE:
+        return False
+    t = analysis.transcript
+    head, here = _read_claude(t, first), _read_claude(t, line)
+    if head is None or here is None or here.type != "assistant":
+        return False
+    return _msg_id(head) is not None and _msg_id(head) == _msg_id(here)
+
+
+def _last_reset(compactions: list[Compaction], before: int) -> Compaction | None:
+    """The last compaction that started the context over, before line `before`."""
+    at = bisect_left(compactions, before, key=lambda c: c.line)
+    for c in reversed(compactions[:at]):
+        if c.resets:
+            return c
+    return None
+
+
+# -- LLM::Agent ----------------------------------------------------------------------------------
+
+
+def replay_at(
+    transcript: Transcript, analysis: Analysis, index: int | None
+) -> tuple[Replay, list[str]]:
+    """The replay as the model was sent it for call `index` (None: next): what the pass's
+    replay held before the call's response, and the problems it met on the way.
+
+    The next call's is the analysis's own. An earlier call's is the start of it
+    when nothing after the call's line edited the conversation (a compaction or an
+    elision, which change entries before them): the entries from later lines
+    are all at its end. Otherwise the lines before the call are replayed again,
+    by the pass's own rules.
+    """
+    if index is None:
+        return analysis.replay, list(analysis.replay_problems)
+    calls = analysis.calls
+    line = calls.lines[index]
+    edited = analysis.type_counts.get("elision", 0) > 0 or any(
+        c.line >= line for c in calls.compactions
+    )
+    if not edited:
+        replay = analysis.replay
+        lines = replay.entry_lines()
+        count = len(lines)
+        while count and lines[count - 1] >= line:
+            count -= 1
+        problems = [p for p in analysis.replay_problems if _problem_line(p) < line]
+        return replay.prefix(count, calls.context_chars(index)), problems
+    p = AnalysisPass(transcript)
+    for first, last in transcript.line_ranges():
+        if first >= line:
+            break
+        p.absorb(map_lines(transcript, first, min(last, line - 1), p.id_keys))
+    return p.replay, list(p.analysis.replay_problems)
+
+
+def _problem_line(problem: str) -> int:
+    """The line a replay problem names ("line 12: …")."""
+    head = problem.split(":", 1)[0]
+    digits = head.removeprefix("line ").strip()
+    return int(digits) if digits.isdigit() else 0
+
+
+def _replay_entries(replay: Replay) -> list[ContextEntry]:
+    out = []
+    for i in range(len(replay)):
+        line, role, _, summary, stub = replay.slot(i)
+        if summary:
+            what = "compaction summary, replacing earlier turns"
+        elif stub is not None:
+            what = "content replaced by an elision stub"
+        elif role == "tool":
+            what = "tool result"
+        else:
+            what = "message"
+        out.append(
+            ContextEntry(
+                line,
+                "summary" if summary else role,
+                replay.entry_chars(i),
+                what,
+                stub=stub,
+                summary=summary,
+            )
+        )
+    return out
+
+
+# -- Claude Code ---------------------------------------------------------------------------------
+
+_claude_decode = msgspec.json.Decoder(cl.Line).decode
+_encode = msgspec.json.Encoder().encode
+
+
+def _read_claude(t: Transcript, line: int) -> cl.Line | None:
+    start, _ = t.line_span(line)
+    obj = cl.read_line(t.raw_line(line), line, start, is_last=False)
+    return obj if type(obj) is cl.Line else None
+
+
+def _msg_id(obj: cl.Line) -> object:
+    message = obj.message
+    return message.id if type(message) is cl.Message else None
+
+
+def claude_line_chars(obj: cl.Line) -> tuple[int, dict[str, int]]:
+    """A Claude Code line's characters as an estimate counts them (the rule of
+    `claude_lines.map_claude`: texts, tool results' texts, tool calls' inputs as JSON),
+    and each tool result's own, by its tool_use id."""
+    message = obj.message
+    if type(message) is not cl.Message:
+        return 0, {}
+    content = message.content
+    if type(content) is str:
+        return len(content), {}
+    if type(content) is not list:
+        return 0, {}
+    chars = 0
+    results: dict[str, int] = {}
+    for block in content:
+        if type(block) is not cl.Block:
+            continue
+        if block.type == "text" and type(block.text) is str:
+            chars += len(block.text)
+        elif block.type == "tool_use" and obj.type == "assistant" and block.input is not None:
+            with contextlib.suppress(TypeError, ValueError, OverflowError, msgspec.EncodeError):
+                chars += len(_encode(block.input))
+        elif block.type == "tool_result" and obj.type == "user":
+            inner, n = block.content, 0
+            if type(inner) is str:
+                n = len(inner)
+            elif type(inner) is list:
+                n = sum(
+                    len(p.text) for p in inner if type(p) is cl.Part and p.type == "text"
+                    and type(p.text) is str
+                )  # fmt: skip
+            chars += n
+            if type(block.tool_use_id) is str:
+                results[block.tool_use_id] = results.get(block.tool_use_id, 0) + n
+    return chars, results
+
+
+@dataclass(slots=True)
+class _Node:
+    """What the walk needs of one Claude Code line with a uuid."""
+
+    line: int
+    kind: str
+    parent: str | None
+    msg_id: object = None
+    summary: bool = False
+    calls: frozenset[str] = frozenset()
+    answers: tuple[str, ...] = ()
+    chars: int = 0
+    results: dict[str, int] = field(default_factory=dict)
+
+
+def _claude_nodes(t: Transcript, start: int, stop: int) -> tuple[dict[str, _Node], list[str]]:
+    """Lines `start` to `stop` with a uuid, by uuid, and the uuids in file order."""
+    nodes: dict[str, _Node] = {}
+    order: list[str] = []
+    problems: list[LineProblem] = []
+    if stop < start:
+        return nodes, order
+    for line, _, _, obj in decoded_lines(t.raw_chunks(start, stop), _claude_decode, cl.Line,
+                                         problems):  # fmt: skip
+        uuid, kind = obj.uuid, obj.type
+        if type(uuid) is not str or type(kind) is not str:
+            continue
+        parent = obj.parentUuid if type(obj.parentUuid) is str else None
+        node = _Node(line, kind, parent)
+        if kind in ("user", "assistant"):
+            node.msg_id = _msg_id(obj) if kind == "assistant" else None
+            node.summary = obj.isCompactSummary is True
+            node.chars, node.results = claude_line_chars(obj)
+            content = obj.message.content if type(obj.message) is cl.Message else None
+            blocks = [b for b in content if type(b) is cl.Block] if type(content) is list else []
+            node.calls = frozenset(
+                b.id for b in blocks if b.type == "tool_use" and type(b.id) is str
+            )
+            node.answers = tuple(
+                b.tool_use_id
+                for b in blocks
+                if b.type == "tool_result" and type(b.tool_use_id) is str
+            )
+        elif kind == "system" and obj.subtype == "compact_boundary":
+            node.parent = None  # the context starts over here, whatever it names
+        if uuid not in nodes:
+            order.append(uuid)
+        nodes[uuid] = node
+    return nodes, order
+
+
+def _claude(
+    t: Transcript, analysis: SessionAnalysis, stop: int
+) -> tuple[tuple[ContextEntry, ...], Compaction | None, list[str]]:
+    """The conversation the request before line `stop` carried (see the module)."""
+    boundaries = [c for c in analysis.calls.compactions if c.kind == "compact_boundary"]
+    compaction = _last_reset(boundaries, stop)
+    start = compaction.line if compaction is not None else 1
+    last = min(stop, t.line_count + 1) - 1
+    problems: list[str] = []
+    while True:
+        nodes, order = _claude_nodes(t, start, min(stop, t.line_count))
+        if stop <= t.line_count:  # the response: its request is what its parent chain holds
+            head = next((u for u in reversed(order) if nodes[u].line == stop), None)
+            leaf = nodes[head].parent if head is not None else None
+            if head is None:  # no uuid on the response: the line before it is the leaf
+                leaf = next((u for u in reversed(order) if nodes[u].line < stop), None)
+        else:  # the next call: the last conversation line is the leaf
+            leaf = next((u for u in reversed(order) if nodes[u].kind in ("user", "assistant")),
+                        None)  # fmt: skip
+        chain: set[str] = set()
+        cur = leaf
+        while cur is not None and cur in nodes and cur not in chain:
+            chain.add(cur)
+            cur = nodes[cur].parent
+        if cur is None or cur in chain or start == 1:
+            if cur is not None and cur not in chain:
+                problems.append(
+                    f"the chain of parents leaves the file at {cur[:40]!r}: "
+                    "the lines before it are not in this file"
+                )
+            break
+        start = 1  # the chain goes back past the compaction: read from the start
+    if compaction is not None:
+        head_line = min((nodes[u].line for u in chain), default=last + 1)
+        if head_line < compaction.line:
+            compaction = _last_reset(boundaries, head_line)
+    # Beside the chain: a parallel batch's results and the other lines of its responses.
+    included: set[str] = set(chain)
+    responses = {nodes[u].msg_id for u in chain if nodes[u].msg_id is not None}
+    for uuid in order:
+        node = nodes[uuid]
+        if uuid in included or node.line > last or node.kind not in ("user", "assistant"):
+            continue
+        parent = nodes.get(node.parent) if node.parent is not None else None
+        if parent is None or node.parent not in included:
+            continue
+        same_response = node.kind == "assistant" and node.msg_id in responses
+        answers_parent = bool(node.answers) and all(a in parent.calls for a in node.answers)
+        if (same_response and node.msg_id is not None) or answers_parent:
+            included.add(uuid)
+    cleared: dict[int, dict[str, int]] = {}
+    for micro in analysis.microcompactions:
+        if micro.line < stop:
+            for result in micro.cleared:
+                if result.result is not None:
+                    cleared.setdefault(result.result, {})[result.tool_use_id] = micro.line
+    kept = sorted((nodes[u] for u in included if nodes[u].kind in ("user", "assistant")),
+                  key=lambda n: n.line)  # fmt: skip
+    return tuple(_claude_entries(kept, cleared, analysis.replaced)), compaction, problems
+
+
+def _claude_entries(
+    kept: list[_Node], cleared: dict[int, dict[str, int]], replaced: dict[int, dict[str, int]]
+) -> list[ContextEntry]:
+    out: list[ContextEntry] = []
+    turn: list[_Node] = []
+
+    def close() -> None:
+        if not turn:
+            return
+        lines = tuple(n.line for n in turn)
+        what = "response" if len(lines) == 1 else f"response, lines {lines[0]:,}–{lines[-1]:,}"
+        chars = sum(n.chars for n in turn)
+        several = lines if len(lines) > 1 else ()
+        out.append(ContextEntry(lines[0], "assistant", chars, what, several))
+        turn.clear()
+
+    for node in kept:
+        if node.kind == "assistant":
+            if turn and (node.msg_id is None or node.msg_id != turn[-1].msg_id):
+                close()
+            turn.append(node)
+            continue
+        close()
+        if node.summary:
+            out.append(ContextEntry(node.line, "summary", node.chars, "compaction summary",
+                                    summary=True))  # fmt: skip
+        elif node.answers:
+            gone = cleared.get(node.line, {})
+            chars = node.chars
+            what = "tool result" if len(node.answers) == 1 else plural(len(node.answers),
+                                                                       "tool result")  # fmt: skip
+            at = None
+            if gone:
+                at = max(gone.values())
+                chars -= sum(node.results.get(tid, 0) for tid in gone)
+                chars += len(CLEARED_TEXT) * len(gone)
+                what += (
+                    f" cleared by the microcompaction on line {at:,}: "
+                    f"the model was sent {CLEARED_TEXT}"
+                )
+            swapped = replaced.get(node.line)
+            if swapped:
+                what += f" (replaced at request time: line {min(swapped.values()):,})"
+            out.append(
+                ContextEntry(node.line, "tool", chars, what, cleared_at=at, cleared=tuple(gone))
+            )
+        else:
+            out.append(ContextEntry(node.line, "user", node.chars, "prompt"))
+    close()
+    return out
+
+
+# -- Codex ---------------------------------------------------------------------------------------
+
+_codex_decode = msgspec.json.Decoder(cx.Line).decode
+
+
+def _item_role(kind: object, role: object) -> str:
+    if kind == "message":
+        return role if type(role) is str else "user"
+    if type(kind) is str and kind in cx.OUTPUT_TYPES:
+        return "tool"
+    if type(kind) is str and kind in cx.MODEL_ITEMS:
+        return "assistant"
+    if type(kind) is str and kind in cx.COMPACTION_ITEMS:
+        return "summary"
+    return "other"
+
+
+def _item_what(kind: object) -> str:
+    if type(kind) is str and kind in cx.COMPACTION_ITEMS:
+        return f"remote compaction: {ENCRYPTED_SUMMARY}"
+    if kind == "message":
+        return "message"
+    if type(kind) is str and kind in cx.OUTPUT_TYPES:
+        return "tool output"
+    return str(kind) if type(kind) is str else "item"
+
+
+def _codex(
+    t: Transcript, analysis: SessionAnalysis, stop: int
+) -> tuple[tuple[ContextEntry, ...], Compaction | None, list[str]]:
+    """The items sent before line `stop`: since the last compaction, in file order."""
+    compaction = _last_reset(analysis.calls.compactions, stop)
+    start = compaction.line if compaction is not None else 1
+    last = min(stop - 1, t.line_count)
+    out: list[ContextEntry] = []
+    problems: list[LineProblem] = []
+    if last < start:
+        return (), compaction, []
+    for line, offset, raw, obj in decoded_lines(t.raw_chunks(start, last), _codex_decode,
+                                                cx.Line, problems):  # fmt: skip
+        kind = obj.type
+        if kind == "compacted":
+            out.extend(_compacted_entries(raw, line, offset))
+            continue
+        item = obj.payload
+        if kind != "response_item" or type(item) is not cx.Payload:
+            continue
+        what = item.type
+        if what == cx.GHOST:
+            continue
+        chars = cx.item_chars(
+            what, item.content, item.arguments, item.input, item.output, item.summary
+        )
+        out.append(
+            ContextEntry(
+                line,
+                _item_role(what, item.role),
+                chars,
+                _item_what(what),
+                summary=type(what) is str and what in cx.COMPACTION_ITEMS,
+            )
+        )
+    return tuple(out), compaction, []
+
+
+def _compacted_entries(raw: bytes, line: int, offset: int) -> list[ContextEntry]:
+    """A `compacted` line's entries: its history's items, or else its summary."""
+    try:
+        obj = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return []
+    payload = obj.get("payload") if isinstance(obj, Mapping) else None
+    if not isinstance(payload, Mapping):
+        return []
+    history = payload.get("replacement_history")
+    if isinstance(history, list):
+        out = []
+        for i, entry in enumerate(history):
+            if not isinstance(entry, Mapping) or entry.get("type") == cx.GHOST:
+                continue
+            kind = entry.get("type")
+            chars = cx.item_chars(
+                kind,
+                entry.get("content"),
+                entry.get("arguments"),
+                entry.get("input"),
+                entry.get("output"),
+                entry.get("summary"),
+            )
+            role = _item_role(kind, entry.get("role"))
+            encrypted = type(kind) is str and kind in cx.COMPACTION_ITEMS
+            what = _item_what(kind) + " (replacement history)"
+            out.append(ContextEntry(line, role, chars, what, item=i, summary=encrypted))
+        return out
+    message = payload.get("message")
+    text = message if isinstance(message, str) else ""
+    return [ContextEntry(line, "summary", len(text), "compaction summary", summary=True)]
+
+
+def compacted_item(raw: bytes, item: int) -> dict[str, Any] | None:
+    """Item `item` of a `compacted` line's `replacement_history` (what the viewer draws)."""
+    try:
+        obj = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return None
+    payload = obj.get("payload") if isinstance(obj, Mapping) else None
+    history = payload.get("replacement_history") if isinstance(payload, Mapping) else None
+    if isinstance(history, list) and 0 <= item < len(history):
+        entry = history[item]
+        return dict(entry) if isinstance(entry, Mapping) else None
+    return None
