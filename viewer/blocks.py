@@ -11,6 +11,7 @@ theme switch mid-build never mixes two palettes in one block).
 from __future__ import annotations
 
 import codecs
+import threading
 from collections.abc import Container, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -19,6 +20,13 @@ from rich.style import Style
 from rich.text import Text
 
 from transcript_view.core.analysis import Analysis
+from transcript_view.core.call_context import (
+    CLEARED_TEXT,
+    CallContext,
+    ContextEntry,
+    compacted_item,
+    context_of_call,
+)
 from transcript_view.core.envelopes import (
     Compaction,
     Elision,
@@ -70,7 +78,12 @@ from transcript_view.viewer.rows import (
     wrap_sgr,
     wrap_words,
 )
-from transcript_view.viewer.session_blocks import build_foreign, spill_rows, spill_words
+from transcript_view.viewer.session_blocks import (
+    build_codex,
+    build_foreign,
+    spill_rows,
+    spill_words,
+)
 
 #: A line longer than this is never parsed or wrapped whole on the UI thread: it
 #: shows a prefix and a label, and enter pages through it (`TranscriptView.LineRequested`).
@@ -602,24 +615,18 @@ def build_line(b: RowBuilder, fmt: Format, raw: bytes, offset: int) -> None:
         build_foreign(b, fmt, obj)
 
 
-def session_view_words(analysis: SessionAnalysis) -> str:
-    """What the model view says of a session it does not replay: where to look instead, and
-    what even the file view cannot show."""
-    words = (
-        f"A {analysis.format.label} records what the model was sent as it went: the file "
-        "view shows it (each tool result as the transcript keeps it, with its spill marker "
-        "and preview; the agent's own records folded). This view replays an LLM::Agent "
-        "transcript's next request, which this format has no rule for."
-    )
+def microcompaction_words(analysis: SessionAnalysis) -> str | None:
+    """What the model view says of a Claude Code session's microcompaction: where it is
+    marked, or that the file cannot tell (None: another format)."""
     if analysis.format is not Format.CLAUDE_CODE:
-        return words
+        return None
     if analysis.microcompactions:
-        return words + (
-            " Results that microcompaction cleared later are marked where it happened: "
+        return (
+            "Results that microcompaction cleared are marked where it happened: "
             "from there on the model no longer saw them in full."
         )
-    return words + (
-        " Microcompaction may have cleared old results from later requests without a "
+    return (
+        "Microcompaction may have cleared old results from later requests without a "
         "record (before Claude Code 2.1.9): a sidecar named after a tool call may be "
         "such a result's full output, and the file cannot tell."
     )
@@ -852,54 +859,161 @@ class FileSource:
 
 
 class ModelSource:
-    """The model view: the conversation the model is sent next (`Analysis.replay`)."""
+    """The model view: what the model was sent for one call, or is sent next.
+
+    An LLM::Agent transcript's is its replay (`Analysis.replay`, or as of the
+    call: `core.call_context.replay_at`); a Claude Code session's or a Codex
+    rollout's is the call's context (`core.call_context.context_of_call`), each
+    entry drawn from its lines as the file view draws them. Either is made the
+    first time it is asked for (on the layout's worker, usually), once.
+    """
 
     view = "model"
 
-    def __init__(self, transcript: Transcript, ctx: BlockContext) -> None:
-        """Entries come from the context's analysis; content is re-read by line."""
+    def __init__(self, transcript: Transcript, ctx: BlockContext, call: int | None = None) -> None:
+        """Entries come from the context's analysis; content is re-read by line.
+
+        `call` is the 0-based call to show the context of (None: the next call).
+        """
         self.transcript = transcript
         self.ctx = ctx
+        self.call = call
         self._line_index: dict[int, int] | None = None
+        self._lock = threading.Lock()
+        self._context: CallContext | None = None
+        self._context_of: object = None
+        """The analysis `_context` was made from (a new analysis makes it again)."""
+
+    # -- what is shown ------------------------------------------------------------------
+
+    def context(self) -> CallContext | None:
+        """The call's context (None: no analysis yet), made once per analysis."""
+        analysis = self.ctx.analysis
+        if analysis is None:
+            return None
+        with self._lock:
+            if self._context is None or self._context_of is not analysis:
+                call = self.call
+                if call is not None and call >= len(analysis.calls):
+                    call = self.call = None  # a new analysis without it: the next call
+                self._context = context_of_call(self.transcript, analysis, call)
+                self._context_of = analysis
+                self._line_index = None
+            return self._context
 
     def _replay(self) -> Replay | Sequence[ReplayEntry]:
         analysis = self.ctx.analysis
-        return analysis.replay if isinstance(analysis, Analysis) else ()
+        if not isinstance(analysis, Analysis):
+            return ()
+        if self.call is None:
+            return analysis.replay
+        context = self.context()
+        return context.replay if context is not None and context.replay is not None else ()
+
+    def _entries(self) -> Sequence[ContextEntry]:
+        """A session's entries (an LLM::Agent transcript's are its replay's)."""
+        if not isinstance(self.ctx.analysis, SessionAnalysis):
+            return ()
+        context = self.context()
+        return context.entries if context is not None else ()
+
+    def header_words(self) -> str:
+        """What the header calls this view."""
+        context = self.context() if self.call is not None else None
+        if context is None or context.call is None:
+            return "model view: what the model is sent next"
+        return (
+            f"model view: what the model was sent for call {context.call.number:,} "
+            f"(line {context.call.line:,})"
+        )
 
     def available(self) -> int:
-        """A preamble and every replay entry (nothing until the analysis lands)."""
-        return len(self._replay()) + 1 if self.ctx.analysis is not None else 0
+        """A preamble and every entry (nothing until the analysis lands)."""
+        analysis = self.ctx.analysis
+        if analysis is None:
+            return 0
+        if isinstance(analysis, Analysis):
+            return len(self._replay()) + 1
+        return len(self._entries()) + 1
 
     def _preamble(self, expand: bool, count_only: bool) -> Block:
         """What this view is, how it was made, and what could not be replayed."""
         b = RowBuilder(self.view, 0, 0, self.ctx, expand, count_only=count_only)
-        replay = self._replay()
         p = b.palette
         head = Text("model view", style=p.heading)
         analysis = self.ctx.analysis
-        summaries = replay.summary_count() if isinstance(replay, Replay) else 0
-        stubs = replay.stub_count() if isinstance(replay, Replay) else 0
-        if isinstance(analysis, SessionAnalysis):
-            head.append(f"  not replayed for a {analysis.format.label}", style=p.dim)
-        else:
+        if isinstance(analysis, Analysis):
+            replay = self._replay()
+            summaries = replay.summary_count() if isinstance(replay, Replay) else 0
+            stubs = replay.stub_count() if isinstance(replay, Replay) else 0
+            when = "the model is sent next" if self.call is None else "the model was sent"
             head.append(
-                f"  the {plural(len(replay), 'message')} the model is sent next"
+                f"  the {plural(len(replay), 'message')} {when}"
                 f" · {plural(summaries, 'compaction summary', 'compaction summaries')}"
                 f" · {plural(stubs, 'elision stub')}",
                 style=p.dim,
             )
+            b.head(head)
+            if self.call is not None:
+                self._call_rows(b)
+            for problem in self._problems():
+                b.labelled_rows(f"{severity_mark(Severity.WARNING)} replay: ", problem, p.warning)
+            return b.block()
+        entries = self._entries()
+        when = "the model is sent next" if self.call is None else "the model was sent"
+        head.append(f"  the {plural(len(entries), 'entry', 'entries')} {when}", style=p.dim)
         b.head(head)
+        self._call_rows(b)
         if isinstance(analysis, SessionAnalysis):
-            b.text(session_view_words(analysis), style=p.dim, limit=6)
-        problems = analysis.replay_problems if isinstance(analysis, Analysis) else []
-        for problem in problems:
-            b.labelled_rows(f"{severity_mark(Severity.WARNING)} replay: ", problem, p.warning)
+            words = microcompaction_words(analysis)
+            if words is not None:
+                self._words(b, words, p.dim)
+        for problem in self._problems():
+            b.labelled_rows(f"{severity_mark(Severity.WARNING)} context: ", problem, p.warning)
         return b.block()
 
+    def _problems(self) -> Sequence[str]:
+        analysis = self.ctx.analysis
+        if isinstance(analysis, Analysis) and self.call is None:
+            return analysis.replay_problems
+        context = self.context()
+        return context.problems if context is not None else ()
+
+    @staticmethod
+    def _words(b: RowBuilder, words: str, style: Style | None = None) -> None:
+        """A sentence of the preamble, wrapped at word boundaries (each piece one row)."""
+        width = max(b.ctx.width - GUTTER - 2, 10)
+        for piece in wrap_words(words, width, width):
+            b.text(piece, style=style, limit=1)
+
+    def _call_rows(self, b: RowBuilder) -> None:
+        """The call's size (recorded, or an estimate), window and fill, the compaction it
+        starts after, and what the file never holds (`CallContext`)."""
+        context = self.context()
+        if context is None:
+            return
+        p = b.palette
+        call = context.call
+        if call is not None:
+            model = f" · {visible(call.model)}" if call.model else ""
+            self._words(b, f"call {call.number:,} (line {call.line:,}){model} · "
+                           f"{context.tokens_words()}")  # fmt: skip
+            fill = context.fill_words()
+            if fill is not None:
+                self._words(b, fill, p.dim)
+        else:
+            self._words(b, f"the next call: what the file holds is {context.tokens_words()}")
+        self._words(b, context.compaction_words(), p.dim)
+        self._words(b, context.not_in_file_words(), p.dim)
+
+    # -- the entries ----------------------------------------------------------------------
+
     def build(self, index: int, expand: bool = False, *, count_only: bool = False) -> Block:
-        """One replayed message: role, where it came from, and the content sent."""
+        """One message the model was sent: role, where it came from, and the content sent."""
         if index == 0:
             return self._preamble(expand, count_only)
+        if not isinstance(self.ctx.analysis, Analysis):
+            return self._build_entry(index, expand, count_only)
         replay = self._replay()
         entry = replay.slot(index - 1) if isinstance(replay, Replay) else replay[index - 1]
         # Keyed by the block index (what the view toggles), not the replay index.
@@ -950,6 +1064,40 @@ class ModelSource:
                 b.text("(this line no longer parses as a message)", style=b.palette.bad)
         return b.block()
 
+    def _build_entry(self, index: int, expand: bool, count_only: bool) -> Block:
+        """A session's entry: its lines as the file view draws them, or what stood for them."""
+        entry = self._entries()[index - 1]
+        b = RowBuilder(self.view, index, entry.line, self.ctx, expand, count_only=count_only)
+        fmt = self.ctx.format
+        p = b.palette
+        try:
+            if entry.cleared:
+                if b.count_only:
+                    b.counted_head()
+                else:
+                    head = Text("tool", style=p.role_tool)
+                    head.append(f"  {visible(entry.what)}", style=p.dim)
+                    b.head(head)
+                b.text(CLEARED_TEXT, style=p.warning, limit=2)
+                return b.block()
+            for line in entry.all_lines:
+                length = self.transcript.line_length(line)
+                if is_big_line(length):
+                    _big_line_head(b, length, None, entry.role)
+                    b.big_line(self.transcript, length)
+                    continue
+                start, _ = self.transcript.line_span(line)
+                raw = self.transcript.raw_line(line)
+                if entry.item >= 0:
+                    item = compacted_item(raw, entry.item)
+                    if item is not None:
+                        build_codex(b, {"type": "response_item", "payload": item})
+                    continue
+                build_line(b, fmt, raw, start)
+        except (OSError, ValueError, IndexError) as exc:
+            b.text(f"(could not read line {entry.line}: {exc})", style=p.bad)
+        return b.block()
+
     def counts_from_file(
         self, start: int, stop: int, file_counts: Sequence[int], reshaped: Container[int]
     ) -> list[int]:
@@ -985,15 +1133,26 @@ class ModelSource:
         """The source line of block `index` (0 for the preamble)."""
         if index <= 0:
             return 0
+        if not isinstance(self.ctx.analysis, Analysis):
+            return self._entries()[index - 1].line
         replay = self._replay()
         return replay.line_at(index - 1) if isinstance(replay, Replay) else replay[index - 1].line
 
     def index_of_line(self, line: int) -> int | None:
-        """The block of the replay entry from `line`, if it is still in the conversation."""
+        """The block of the entry from `line`, if it is in the conversation."""
+        if not isinstance(self.ctx.analysis, Analysis):
+            self.context()
+            if self._line_index is None:
+                index: dict[int, int] = {}
+                for i, e in enumerate(self._entries()):
+                    for at in e.all_lines:
+                        index.setdefault(at, i + 1)
+                self._line_index = index
+            return self._line_index.get(line)
         replay = self._replay()
         if isinstance(replay, Replay):
-            index = replay.index_of_line(line)
-            return None if index is None else index + 1
+            found = replay.index_of_line(line)
+            return None if found is None else found + 1
         if self._line_index is None:
             self._line_index = {e.line: i + 1 for i, e in enumerate(replay)}
         return self._line_index.get(line)

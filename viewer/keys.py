@@ -173,6 +173,11 @@ KEYS: Final[tuple[Key, ...]] = (
         help="switch between the file view and the model view (what the model is sent next)",
         command=Command("Switch view",
                         "File view / model view: what the model is sent next")),
+    Key("M", "call_context", _S, "Call", display="M", show=False,
+        help="the model view at a call: on an assistant turn, what the model was sent for "
+             "the call that produced it; elsewhere, for the next call after the line",
+        command=Command("Context of this call",
+                        "Model view: what the model was sent for the call at the cursor")),
     Key("a", "toggle_records", _S, "Records", show=False,
         help="Claude Code and Codex: fold the agent's own records (progress, hooks, "
              "snapshots, titles: never sent to the model) or show every one; enter on a "

@@ -249,6 +249,8 @@ class Layouter:
         if not self.ctx.default_look(doc.view):
             return False  # an expanded block or an open artifact: only this process knows
         source = doc.source
+        if isinstance(source, ModelSource) and source.call is not None:
+            return False  # the server counts the next call's context, not another call's
         return not isinstance(source, FileSource) or (
             source.index_complete and not source.following
         )

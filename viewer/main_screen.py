@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 
 from transcript_view.core.analyser import Analyser
 from transcript_view.core.analysis import Analysis
+from transcript_view.core.call_context import call_at_line
 from transcript_view.core.formats.claude_code import session_dir, sidecar_dir, subagent_of
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
@@ -804,11 +805,34 @@ class TranscriptScreen(Screen[None]):
     def _name_view(self) -> None:
         """The header's name of what is on show."""
         if self.view.showing_model:
-            self.header.view_name = "model view: what the model is sent next"
+            self.header.view_name = self.view.model_header
         elif self.view.ctx.fold_records:
             self.header.view_name = "file view"
         else:
             self.header.view_name = "file view: every record"
+
+    def action_call_context(self) -> None:
+        """The model view at the cursor's call: the one whose response the line is part of,
+        else the next call after the line (`core.call_context.call_at_line`)."""
+        analysis = self.analysis
+        if analysis is None:
+            self._say("The context of a call is ready once the transcript has been read.")
+            return
+        line = self.view.cursor_line
+        if line:
+            index = call_at_line(analysis, line)
+        elif self.view.showing_model:
+            index = self.view.model_call  # the preamble: the call on show
+        else:
+            index = 0 if len(analysis.calls) else None
+        self.show_call_context(index)
+
+    def show_call_context(self, index: int | None) -> None:
+        """Show what the model was sent for call `index` (0-based; None: the next call)."""
+        if not self.view.show_call_context(index):
+            self._say("The context of a call is ready once the transcript has been read.")
+            return
+        self._name_view()
 
     def action_toggle_records(self) -> None:
         """Fold the agent's own records (what the model saw first) or show every one."""

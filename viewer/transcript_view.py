@@ -229,6 +229,8 @@ class TranscriptView(ScrollView, can_focus=True):
         """Where each block's row count comes from; the layout worker's body."""
         self.model_doc: Document | None = None
         """The model view's document: one per analysis (None before the first)."""
+        self.model_call: int | None = None
+        """The call the model view shows the context of (None: the next call)."""
         self.doc = self.file_doc
         self._strips: LRUCache[int, Strip] = LRUCache(512)
         self._strips_version = -1
@@ -617,7 +619,7 @@ class TranscriptView(ScrollView, can_focus=True):
             return
         showing_model = self.showing_model
         line = self._cursor_line()
-        self.model_doc = Document(ModelSource(self.transcript, self.ctx))
+        self.model_doc = Document(ModelSource(self.transcript, self.ctx, self.model_call))
         if showing_model:
             self.show_document(self.model_doc, line)
         self.refresh_blocks(self.file_doc, sorted(lines))
@@ -637,6 +639,10 @@ class TranscriptView(ScrollView, can_focus=True):
         if self.showing_model:
             target = self.file_doc
         elif self.model_doc is not None:
+            if self.model_call is not None and self.transcript is not None:
+                # `m` is the next call's context; `M` showed another call's.
+                self.model_call = None
+                self.model_doc = Document(ModelSource(self.transcript, self.ctx))
             target = self.model_doc
         else:
             return False
@@ -655,6 +661,38 @@ class TranscriptView(ScrollView, can_focus=True):
         if self.search_query:
             self.search(self.search_query)
         return True
+
+    def show_call_context(self, index: int | None) -> bool:
+        """Show the model view at call `index` (0-based in the analysis's calls; None: the
+        next call), from its first row; False if there is no analysis yet.
+
+        What `M` does at the cursor's call, and what the context screen asks for when
+        a call is chosen there.
+        """
+        analysis = self.ctx.analysis
+        if analysis is None or self.transcript is None:
+            return False
+        if index is not None and not 0 <= index < len(analysis.calls):
+            index = None
+        leaving = self.doc
+        if leaving.total_rows:
+            anchor = self._make_anchor()
+            if anchor is not None:
+                self._places[leaving.view] = (leaving, anchor)
+        self.model_call = index
+        self.model_doc = Document(ModelSource(self.transcript, self.ctx, index))
+        self.show_document(self.model_doc)
+        if self.search_query:
+            self.search(self.search_query)
+        return True
+
+    @property
+    def model_header(self) -> str:
+        """What the header calls the model view on show (`ModelSource.header_words`)."""
+        source = self.model_doc.source if self.model_doc is not None else None
+        if isinstance(source, ModelSource):
+            return source.header_words()
+        return "model view: what the model is sent next"
 
     def _restore(self, anchor: Anchor) -> None:
         """Put the cursor and the scroll back where `anchor` says.
@@ -835,6 +873,11 @@ class TranscriptView(ScrollView, can_focus=True):
             return None
         offset = doc.block(index).offset_of(art)
         return None if offset is None else doc.block_start(index) + offset
+
+    @property
+    def cursor_line(self) -> int | None:
+        """The transcript line of the row under the cursor (0: none, as a preamble's)."""
+        return self._cursor_line()
 
     def _cursor_line(self) -> int | None:
         row = self.current_row

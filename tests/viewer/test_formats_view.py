@@ -149,7 +149,7 @@ async def test_a_codex_rollout_shows_the_model_side_and_the_ui_record_apart() ->
 
 
 @sync
-async def test_the_model_view_of_another_format_says_where_to_look() -> None:
+async def test_the_model_view_of_another_format_is_the_next_calls_context() -> None:
     app = TranscriptApp(CLAUDE_EXAMPLE)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -157,7 +157,9 @@ async def test_the_model_view_of_another_format_says_where_to_look() -> None:
         assert isinstance(screen, TranscriptScreen)
         await pilot.press("m")
         await settle(pilot)
-        assert "the file view shows it" in _text(screen)
+        text = _text(screen)
+        assert "the model is sent next" in text and "not replayed" not in text
+        assert "system prompt and tool definitions are not in the file" in text
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,214 @@
+"""Issue 27: the model view at a call. `m` shows what the model is sent next for every
+format; `M` on an assistant turn shows what the model was sent for the call that
+produced it (elsewhere, the next call after the line), and says which call it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from _pilot import settle, sync
+from _runs import line as ref_line
+from _screen import SIZE, assert_counting_matches_building
+from _sessions import ClaudeSession
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE
+
+from transcript_view.core.analysis import Analysis
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.blocks import ModelSource
+from transcript_view.viewer.main_screen import TranscriptScreen
+
+
+def _text(screen: TranscriptScreen) -> str:
+    """Every row of the current view, every block built (not only what is on screen)."""
+    source = screen.view.doc.source
+    rows = []
+    for i in range(source.available()):
+        rows.extend(r.text.plain for r in source.build(i).text_rows())
+    return "\n".join(rows)
+
+
+def _lines(screen: TranscriptScreen) -> list[int]:
+    """The transcript lines the model view's entries come from."""
+    source = screen.view.doc.source
+    assert isinstance(source, ModelSource)
+    return [source.line_of(i) for i in range(1, source.available())]
+
+
+def _usage(line: dict[str, Any], size: int) -> None:
+    line["message"]["usage"] = {"input_tokens": 3, "cache_read_input_tokens": size - 3,
+                                "cache_creation_input_tokens": 0, "output_tokens": 9}  # fmt: skip
+
+
+def rewound_session(root: Path) -> tuple[Path, dict[str, int]]:
+    """A prompt answered; a second prompt answered, rewound, and asked again otherwise."""
+    s = ClaudeSession(root)
+    at: dict[str, dict[str, Any]] = {}
+    at["p1"] = s.user("fix the build")
+    at["a1"] = s.assistant({"type": "text", "text": "Looking."}, msg_id="m1", request="r1")
+    _usage(at["a1"], 20_000)
+    at["p2"] = s.user("now the tests")
+    at["x"] = s.assistant({"type": "text", "text": "Abandoned answer."}, msg_id="m2", request="r2")
+    _usage(at["x"], 20_100)
+    at["p3"] = s.user("no: the docs")
+    at["p3"]["parentUuid"] = at["a1"]["uuid"]  # the rewind
+    at["y"] = s.assistant({"type": "text", "text": "The docs, then."}, msg_id="m3", request="r3")
+    _usage(at["y"], 20_050)
+    path = s.write()
+    return path, {k: s.lines.index(v) + 1 for k, v in at.items()}
+
+
+async def _cursor_to(pilot: Any, screen: TranscriptScreen, line: int) -> None:
+    view = screen.view
+    index = view.doc.source.index_of_line(line)
+    assert index is not None
+    view.set_cursor(view.doc.block_start(index))
+    await pilot.pause()
+
+
+@sync
+async def test_m_on_a_claude_code_session_shows_the_next_calls_context(tmp_path: Path) -> None:
+    path, at = rewound_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        assert screen.header.view_name == "model view: what the model is sent next"
+        assert _lines(screen) == [at["p1"], at["a1"], at["p3"], at["y"]]  # not the rewound
+        text = _text(screen)
+        assert "not replayed" not in text and "the 4 entries the model is sent next" in text
+        assert "system prompt and tool definitions are not in the file" in text
+        assert "before Claude Code 2.1.9" in text  # what the file cannot tell, still said
+        assert_counting_matches_building(screen)
+
+
+@sync
+async def test_m_on_a_codex_rollout_shows_the_next_calls_context() -> None:
+    app = TranscriptApp(CODEX_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        text = _text(screen)
+        assert "the model is sent next" in text and "not replayed" not in text
+        lines = _lines(screen)
+        assert lines and lines == sorted(lines)
+        assert_counting_matches_building(screen)
+
+
+@sync
+async def test_m_on_the_claude_example_no_longer_says_not_replayed() -> None:
+    app = TranscriptApp(CLAUDE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        assert "not replayed" not in _text(screen) and _lines(screen)
+
+
+def _reference(path: Path) -> Path:
+    usage = {"prompt-tokens": 37}
+    lines = [
+        ref_line(1, "message", {"role": "system", "content": "S" * 40, "sticky": True}),
+        ref_line(2, "message", {"role": "user", "content": "first question"}),
+        ref_line(3, "message", {"role": "assistant", "content": "first answer", "usage": usage}),
+        ref_line(4, "message", {"role": "user", "content": "second question"}),
+        ref_line(5, "message", {"role": "assistant", "content": "second answer"}),
+    ]
+    path.write_text("".join(lines), "utf-8")
+    return path
+
+
+@sync
+async def test_m_on_an_llm_agent_transcript_is_todays_replay(tmp_path: Path) -> None:
+    app = TranscriptApp(_reference(tmp_path / "t.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        analysis = screen.analysis
+        assert isinstance(analysis, Analysis)
+        replay = analysis.replay
+        assert _lines(screen) == [replay.line_at(i) for i in range(len(replay))]
+        assert screen.header.view_name == "model view: what the model is sent next"
+        assert "the 5 messages the model is sent next" in _text(screen)
+        # `M` on the second answer: the replay as of the line before it.
+        await pilot.press("m")
+        await settle(pilot)
+        await _cursor_to(pilot, screen, 5)
+        await pilot.press("M")
+        await settle(pilot)
+        assert screen.header.view_name == "model view: what the model was sent for call 2 (line 5)"
+        assert _lines(screen) == [1, 2, 3, 4]
+        assert_counting_matches_building(screen)
+
+
+@sync
+async def test_M_on_an_assistant_turn_shows_its_calls_context(tmp_path: Path) -> None:
+    path, at = rewound_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await _cursor_to(pilot, screen, at["y"])
+        await pilot.press("M")
+        await settle(pilot)
+        assert screen.view.showing_model
+        want = f"model view: what the model was sent for call 3 (line {at['y']})"
+        assert screen.header.view_name == want
+        assert _lines(screen) == [at["p1"], at["a1"], at["p3"]]
+        assert at["p2"] not in _lines(screen) and at["x"] not in _lines(screen)
+        text = _text(screen)
+        assert "20,050 tokens (recorded: message.usage" in text
+        assert "tokens not in the file: system prompt and tool definitions" in text
+        assert "estimate" in text
+        assert "no compaction before it" in text
+        assert_counting_matches_building(screen)
+        # On the abandoned answer: its own call, whose request had the abandoned prompt.
+        await pilot.press("m")  # back to the file view
+        await settle(pilot)
+        await _cursor_to(pilot, screen, at["x"])
+        await pilot.press("M")
+        await settle(pilot)
+        assert _lines(screen) == [at["p1"], at["a1"], at["p2"]]
+        # On a prompt: the next call after it.
+        await pilot.press("m")
+        await settle(pilot)
+        await _cursor_to(pilot, screen, at["p1"])
+        await pilot.press("M")
+        await settle(pilot)
+        assert screen.header.view_name.endswith(f"for call 1 (line {at['a1']})")
+        assert _lines(screen) == [at["p1"]]
+        # `m` from the file view is the next call again.
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert screen.header.view_name == "model view: what the model is sent next"
+
+
+@sync
+async def test_show_call_context_is_the_screens_to_call(tmp_path: Path) -> None:
+    """What the context screen calls when a call is chosen there."""
+    path, at = rewound_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        screen.show_call_context(1)
+        await settle(pilot)
+        assert screen.header.view_name.endswith(f"for call 2 (line {at['x']})")
+        screen.show_call_context(None)
+        await settle(pilot)
+        assert screen.header.view_name == "model view: what the model is sent next"
