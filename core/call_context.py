@@ -494,11 +494,37 @@ def _claude(
                     cleared.setdefault(result.result, {})[result.tool_use_id] = micro.line
     kept = sorted((nodes[u] for u in included if nodes[u].kind in ("user", "assistant")),
                   key=lambda n: n.line)  # fmt: skip
-    return tuple(_claude_entries(kept, cleared, analysis.replaced)), compaction, problems
+    replaced = _replacements(t, analysis.replaced, {n.line for n in kept}, stop)
+    return tuple(_claude_entries(kept, cleared, replaced)), compaction, problems
+
+
+def _replacements(
+    t: Transcript, replaced: dict[int, dict[str, int]], lines: set[int], stop: int
+) -> dict[int, dict[str, tuple[int, int]]]:
+    """The results of `lines` a `content-replacement` line before `stop` replaced: by
+    result line and tool id, (the replacement's line, its characters: what the model got)."""
+    out: dict[int, dict[str, tuple[int, int]]] = {}
+    for line in lines & replaced.keys():
+        for tid, at in replaced[line].items():
+            if at >= stop:
+                continue
+            try:
+                obj = msgspec.json.decode(t.raw_line(at))
+            except (msgspec.DecodeError, OSError):
+                continue
+            reps = obj.get("replacements") if isinstance(obj, Mapping) else None
+            for rep in reps if isinstance(reps, list) else ():
+                if isinstance(rep, Mapping) and rep.get("toolUseId") == tid:
+                    text = rep.get("replacement")
+                    if isinstance(text, str):
+                        out.setdefault(line, {})[tid] = (at, len(text))
+    return out
 
 
 def _claude_entries(
-    kept: list[_Node], cleared: dict[int, dict[str, int]], replaced: dict[int, dict[str, int]]
+    kept: list[_Node],
+    cleared: dict[int, dict[str, int]],
+    replaced: dict[int, dict[str, tuple[int, int]]],
 ) -> list[ContextEntry]:
     out: list[ContextEntry] = []
     turn: list[_Node] = []
@@ -537,9 +563,10 @@ def _claude_entries(
                     f" cleared by the microcompaction on line {at:,}: "
                     f"the model was sent {CLEARED_TEXT}"
                 )
-            swapped = replaced.get(node.line)
-            if swapped:
-                what += f" (replaced at request time: line {min(swapped.values()):,})"
+            for tid, (where, length) in replaced.get(node.line, {}).items():
+                if tid not in gone:
+                    chars += length - node.results.get(tid, 0)
+                    what += f" (replaced at request time by line {where:,}: what the model got)"
             out.append(
                 ContextEntry(node.line, "tool", chars, what, cleared_at=at, cleared=tuple(gone))
             )

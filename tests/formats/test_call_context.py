@@ -380,3 +380,19 @@ def test_an_llm_agent_call_without_later_edits_takes_the_start_of_the_replay(
         assert ctx.chars == 160 == a.calls.context_chars(1)
         assert ctx.not_in_file is None  # no usage: an estimate, nothing implied
 
+
+
+def test_a_result_replaced_at_request_time_is_the_replacement(tmp_path: Path) -> None:
+    """A `content-replacement` records the exact string the model got for a result."""
+    s = ClaudeSession(tmp_path)
+    s.user("Read it.")
+    s.spill("toolu_01", "".join(f"row {i}\n" for i in range(3000)))
+    result = s.lines[-1]
+    s.raw({"type": "content-replacement", "sessionId": "s", "replacements": [
+        {"kind": "tool-result", "toolUseId": "toolu_01", "replacement": "[too long: dropped]"}]})
+    answer = s.assistant({"type": "text", "text": "Dropped."}, msg_id="m9", request="r9")
+    answer["parentUuid"] = result["uuid"]  # the replacement line is none of the chain's
+    ctx = _context(s.write(), 1)
+    entry = next(e for e in ctx.entries if e.line == _number(s, result))
+    assert entry.chars == len("[too long: dropped]")
+    assert "replaced at request time by line" in entry.what
