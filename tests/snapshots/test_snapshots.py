@@ -474,3 +474,51 @@ class TestRealSessionShapes:
         """A subagent's own file: its header says it is one, its lines do not repeat it."""
         sub = CLAUDE_EXAMPLE.with_suffix("") / "subagents" / "agent-a1b2c3.jsonl"
         assert snap_compare(TranscriptApp(sub), terminal_size=SIZE, run_before=settled)
+
+
+class TestCallContext:
+    """Issue 27: `M` on an assistant turn: what the model was sent for that call."""
+
+    def test_the_context_of_a_call_after_a_compaction(
+        self, snap_compare: Any, tmp_path: Path
+    ) -> None:
+        """The header names the call; the preamble gives its recorded size and field, its
+        window and fill, the compaction it starts after and what the file never holds;
+        then the summary first, and each entry as the file has it."""
+        s = ClaudeSession(tmp_path / "projects" / "-Users-someone-proj")
+
+        def usage(obj: dict[str, Any], size: int) -> None:
+            parts = {"input_tokens": 4, "cache_read_input_tokens": size - 4}
+            obj["message"]["usage"] = {**parts, "cache_creation_input_tokens": 0,
+                                       "output_tokens": 7}  # fmt: skip
+
+        s.user("Fix the failing build.")
+        usage(s.tool_use("toolu_01MAKE", "Bash", {"command": "make"}), 14_210)
+        s.tool_result("toolu_01MAKE", "cc -c parse.c\nparse.c:41: error: expected ';'")
+        boundary = s._base("system")
+        boundary.update(subtype="compact_boundary", content="Conversation compacted",
+                        compactMetadata={"trigger": "auto", "preTokens": 171_004},
+                        logicalParentUuid=s.lines[-1]["uuid"], parentUuid=None)  # fmt: skip
+        s.raw(boundary)
+        summary = s.user("This session is being continued from a previous conversation. "
+                         "The build failed: parse.c line 41 lacks a semicolon.")  # fmt: skip
+        summary["isCompactSummary"] = True
+        usage(s.tool_use("toolu_02EDIT", "Edit", {"file_path": "parse.c", "old_string": "x)",
+                                                  "new_string": "x);"}), 19_873)  # fmt: skip
+        s.tool_result("toolu_02EDIT", "The file parse.c has been updated.")
+        answer = s.assistant({"type": "text", "text": "Fixed: the build passes."},
+                             msg_id="msg_03", request="req_03")  # fmt: skip
+        usage(answer, 20_112)
+        path = s.write()
+        last = len(s.lines)
+
+        async def at_the_call(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            view = screen_of(pilot).view
+            index = view.doc.source.index_of_line(last)
+            assert index is not None
+            view.set_cursor(view.doc.block_start(index))
+            await pilot.press("M")
+            await settle(pilot)
+
+        assert snap_compare(TranscriptApp(path), terminal_size=SIZE, run_before=at_the_call)
