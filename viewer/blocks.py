@@ -870,14 +870,25 @@ class ModelSource:
 
     view = "model"
 
-    def __init__(self, transcript: Transcript, ctx: BlockContext, call: int | None = None) -> None:
+    def __init__(
+        self,
+        transcript: Transcript,
+        ctx: BlockContext,
+        call: int | None = None,
+        *,
+        wait: bool = False,
+    ) -> None:
         """Entries come from the context's analysis; content is re-read by line.
 
         `call` is the 0-based call to show the context of (None: the next call).
+        With `wait`, the view has no blocks until the context is made (`ready`):
+        its maker (`TranscriptView`) makes it in a worker, never on the UI thread
+        (a session that never compacted is its whole file).
         """
         self.transcript = transcript
         self.ctx = ctx
         self.call = call
+        self.wait = wait
         self._line_index: dict[int, int] | None = None
         self._lock = threading.Lock()
         self._context: CallContext | None = None
@@ -901,6 +912,17 @@ class ModelSource:
                 self._line_index = None
             return self._context
 
+    def needs_context(self) -> bool:
+        """Whether what is shown is made from a `CallContext` (not the analysis's replay)."""
+        return not isinstance(self.ctx.analysis, Analysis) or self.call is not None
+
+    def ready(self) -> bool:
+        """Whether the blocks can be built without making the context first."""
+        analysis = self.ctx.analysis
+        if analysis is None or not self.needs_context():
+            return True
+        return self._context is not None and self._context_of is analysis
+
     def _replay(self) -> Replay | Sequence[ReplayEntry]:
         analysis = self.ctx.analysis
         if not isinstance(analysis, Analysis):
@@ -918,19 +940,19 @@ class ModelSource:
         return context.entries if context is not None else ()
 
     def header_words(self) -> str:
-        """What the header calls this view."""
-        context = self.context() if self.call is not None else None
-        if context is None or context.call is None:
+        """What the header calls this view (from the calls: the context need not be made)."""
+        analysis = self.ctx.analysis
+        call = self.call
+        if analysis is None or call is None or call >= len(analysis.calls):
             return "model view: what the model is sent next"
-        return (
-            f"model view: what the model was sent for call {context.call.number:,} "
-            f"(line {context.call.line:,})"
-        )
+        line = analysis.calls.lines[call]
+        return f"model view: what the model was sent for call {call + 1:,} (line {line:,})"
 
     def available(self) -> int:
-        """A preamble and every entry (nothing until the analysis lands)."""
+        """A preamble and every entry (nothing until the analysis lands, or while the
+        context is being made, with `wait`)."""
         analysis = self.ctx.analysis
-        if analysis is None:
+        if analysis is None or (self.wait and not self.ready()):
             return 0
         if isinstance(analysis, Analysis):
             return len(self._replay()) + 1
@@ -1140,6 +1162,8 @@ class ModelSource:
 
     def index_of_line(self, line: int) -> int | None:
         """The block of the entry from `line`, if it is in the conversation."""
+        if self.wait and not self.ready():
+            return None
         if not isinstance(self.ctx.analysis, Analysis):
             self.context()
             if self._line_index is None:

@@ -619,7 +619,7 @@ class TranscriptView(ScrollView, can_focus=True):
             return
         showing_model = self.showing_model
         line = self._cursor_line()
-        self.model_doc = Document(ModelSource(self.transcript, self.ctx, self.model_call))
+        self.model_doc = self._model_document(self.model_call)
         if showing_model:
             self.show_document(self.model_doc, line)
         self.refresh_blocks(self.file_doc, sorted(lines))
@@ -642,7 +642,7 @@ class TranscriptView(ScrollView, can_focus=True):
             if self.model_call is not None and self.transcript is not None:
                 # `m` is the next call's context; `M` showed another call's.
                 self.model_call = None
-                self.model_doc = Document(ModelSource(self.transcript, self.ctx))
+                self.model_doc = self._model_document(None)
             target = self.model_doc
         else:
             return False
@@ -680,11 +680,39 @@ class TranscriptView(ScrollView, can_focus=True):
             if anchor is not None:
                 self._places[leaving.view] = (leaving, anchor)
         self.model_call = index
-        self.model_doc = Document(ModelSource(self.transcript, self.ctx, index))
+        self.model_doc = self._model_document(index)
         self.show_document(self.model_doc)
         if self.search_query:
             self.search(self.search_query)
         return True
+
+    def _model_document(self, call: int | None) -> Document:
+        """A model view at `call` (None: the next call); its context, when it needs one, is
+        made in a worker (`_make_context`), and the view laid out when it is there."""
+        assert self.transcript is not None
+        source = ModelSource(self.transcript, self.ctx, call, wait=True)
+        doc = Document(source)
+        if not source.ready():
+            self._make_context(doc)
+        return doc
+
+    @work(thread=True, group="model-context", exclusive=True)
+    def _make_context(self, doc: Document) -> None:
+        """Make a model view's call context (reads the lines of one call), then lay it out."""
+        source = doc.source
+        assert isinstance(source, ModelSource)
+        source.context()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._context_made, doc)
+
+    def _context_made(self, doc: Document) -> None:
+        """A model view's context is made: lay it out, if it is still the model view."""
+        if doc is not self.model_doc:
+            return
+        if doc is self.doc:
+            self._update_size()
+            self.refresh()
+        self.kick_layout(doc)
 
     @property
     def model_header(self) -> str:

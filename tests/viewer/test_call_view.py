@@ -212,3 +212,25 @@ async def test_show_call_context_is_the_screens_to_call(tmp_path: Path) -> None:
         screen.show_call_context(None)
         await settle(pilot)
         assert screen.header.view_name == "model view: what the model is sent next"
+
+
+@sync
+async def test_the_context_is_made_in_a_worker_not_while_drawing(tmp_path: Path) -> None:
+    """A model view that needs a call's context has no blocks until it is made: the view
+    makes it in a worker (a session that never compacted is its whole file)."""
+    path, at = rewound_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        doc = screen.view.model_doc
+        assert doc is not None and isinstance(doc.source, ModelSource)
+        assert doc.source.wait and doc.source.ready()  # made by the worker already
+        fresh = ModelSource(doc.source.transcript, doc.source.ctx, 2, wait=True)
+        assert not fresh.ready()
+        assert fresh.available() == 0 and fresh.index_of_line(at["p1"]) is None
+        assert fresh.header_words().endswith(f"for call 3 (line {at['y']})")  # no context made
+        assert not fresh.ready()
+        fresh.context()
+        assert fresh.ready() and fresh.available() == 4
