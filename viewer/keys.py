@@ -178,6 +178,13 @@ KEYS: Final[tuple[Key, ...]] = (
              "the call that produced it; elsewhere, for the next call after the line",
         command=Command("Context of this call",
                         "Model view: what the model was sent for the call at the cursor")),
+    Key("left_square_bracket", "previous_call", _S, "Prev call", display="[", show=False,
+        help="in the model view: the context of the previous / next call",
+        command=Command("Previous call", "Model view: what the model was sent for the call "
+                                         "before")),
+    Key("right_square_bracket", "next_call", _S, "Next call", display="]", show=False,
+        help=SAME_ROW,
+        command=Command("Next call", "Model view: what the model was sent for the call after")),
     Key("a", "toggle_records", _S, "Records", show=False,
         help="Claude Code and Codex: fold the agent's own records (progress, hooks, "
              "snapshots, titles: never sent to the model) or show every one; enter on a "

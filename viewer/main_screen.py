@@ -827,6 +827,33 @@ class TranscriptScreen(Screen[None]):
             index = 0 if len(analysis.calls) else None
         self.show_call_context(index)
 
+    def action_previous_call(self) -> None:
+        """The model view at the call before the one on show (the next call: the last)."""
+        self._step_call(-1)
+
+    def action_next_call(self) -> None:
+        """The model view at the call after the one on show (after the last: the next)."""
+        self._step_call(1)
+
+    def _step_call(self, step: int) -> None:
+        analysis = self.analysis
+        if analysis is None or not self.view.showing_model:
+            self._say("[ and ] step from call to call in the model view (M opens it at a call).")
+            return
+        count = len(analysis.calls)
+        at = self.view.model_call
+        if step < 0:
+            index: int | None = count - 1 if at is None else at - 1
+            if index is None or index < 0:
+                self._say("This is the first call." if count else "The file records no call.")
+                return
+        elif at is None:
+            self._say("This is the next call: what the model is sent after the last line.")
+            return
+        else:
+            index = at + 1 if at + 1 < count else None
+        self.show_call_context(index)
+
     def show_call_context(self, index: int | None) -> None:
         """Show what the model was sent for call `index` (0-based; None: the next call)."""
         if not self.view.show_call_context(index):

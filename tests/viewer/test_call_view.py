@@ -234,3 +234,35 @@ async def test_the_context_is_made_in_a_worker_not_while_drawing(tmp_path: Path)
         assert not fresh.ready()
         fresh.context()
         assert fresh.ready() and fresh.available() == 4
+
+
+@sync
+async def test_brackets_step_from_call_to_call_in_the_model_view(tmp_path: Path) -> None:
+    path, at = rewound_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("left_square_bracket")  # the file view: nothing to step
+        await settle(pilot)
+        assert not screen.view.showing_model
+        await pilot.press("m")
+        await settle(pilot)
+        seen = []
+        for _ in range(4):
+            await pilot.press("left_square_bracket")
+            await settle(pilot)
+            seen.append(screen.header.view_name)
+        assert seen == [
+            f"model view: what the model was sent for call 3 (line {at['y']})",
+            f"model view: what the model was sent for call 2 (line {at['x']})",
+            f"model view: what the model was sent for call 1 (line {at['a1']})",
+            f"model view: what the model was sent for call 1 (line {at['a1']})",  # the first
+        ]
+        assert _lines(screen) == [at["p1"]]
+        for _ in range(3):
+            await pilot.press("right_square_bracket")
+            await settle(pilot)
+        assert screen.header.view_name == "model view: what the model is sent next"
+        assert _lines(screen) == [at["p1"], at["a1"], at["p3"], at["y"]]
