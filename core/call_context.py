@@ -243,6 +243,8 @@ def _same_response(analysis: Analysis | SessionAnalysis, index: int, line: int) 
     first = analysis.calls.lines[index]
     if line == first:
         return True
+    if isinstance(analysis, SessionAnalysis) and analysis.format is Format.CODEX:
+        return _codex_same_response(analysis.transcript, first, line)
     if not isinstance(analysis, SessionAnalysis) or analysis.format is not Format.CLAUDE_CODE:
         return False
     t = analysis.transcript
@@ -250,6 +252,34 @@ def _same_response(analysis: Analysis | SessionAnalysis, index: int, line: int) 
     if head is None or here is None or here.type != "assistant":
         return False
     return _msg_id(head) is not None and _msg_id(head) == _msg_id(here)
+
+
+#: How many lines past a Codex response's first `M` looks for the item under the cursor.
+_RESPONSE_SPAN = 2_000
+
+
+def _codex_same_response(t: Transcript, first: int, line: int) -> bool:
+    """Whether rollout `line` is one of the model's items of the response that begins on
+    `first`: no input (a user message, a tool output) and no compaction between them."""
+    if line - first > _RESPONSE_SPAN:
+        return False
+    problems: list[LineProblem] = []
+    model = False  # whether the last line read is one of the model's items
+    for _, _, _, obj in decoded_lines(t.raw_chunks(first + 1, line), _codex_decode, cx.Line,
+                                      problems):  # fmt: skip
+        item = obj.payload
+        model = False
+        if obj.type == "compacted":
+            return False
+        if obj.type != "response_item" or type(item) is not cx.Payload:
+            continue
+        what = item.type
+        model = (what == "message" and item.role == "assistant") or (
+            type(what) is str and what in cx.MODEL_ITEMS
+        )
+        if not model and what != cx.GHOST:
+            return False
+    return model
 
 
 def _last_reset(compactions: list[Compaction], before: int) -> Compaction | None:

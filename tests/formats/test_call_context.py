@@ -396,3 +396,35 @@ def test_a_result_replaced_at_request_time_is_the_replacement(tmp_path: Path) ->
     entry = next(e for e in ctx.entries if e.line == _number(s, result))
     assert entry.chars == len("[too long: dropped]")
     assert "replaced at request time by line" in entry.what
+
+
+def test_a_codex_item_belongs_to_the_response_it_is_part_of(tmp_path: Path) -> None:
+    path, at = _rollout(tmp_path / "rollout.jsonl")
+    with Transcript.open(path) as t:
+        analysis = READERS[Format.CODEX](t, None, workers=1)
+        assert call_at_line(analysis, at["call"]) == 0  # the call's own first item
+        assert call_at_line(analysis, at["call"] + 1) == 1  # the token count: the next call
+        assert call_at_line(analysis, at["out"]) == 1  # an input: the call after it
+        assert call_at_line(analysis, at["last"]) == 3
+
+
+def test_a_codex_response_of_several_items_is_one_call_for_M(tmp_path: Path) -> None:
+    said = [{"type": "output_text", "text": "done"}]
+    items = [
+        ("response_item", {"type": "message", "role": "user",
+                           "content": [{"type": "input_text", "text": "go"}]}),
+        ("response_item", {"type": "reasoning", "summary": [{"type": "summary_text",
+                                                             "text": "plan"}]}),
+        ("event_msg", {"type": "agent_reasoning", "text": "plan"}),
+        ("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                           "arguments": "{}"}),
+        ("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+        ("response_item", {"type": "message", "role": "assistant", "content": said}),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(codex_line(k, p, i)) + "\n"
+                            for i, (k, p) in enumerate(items)), "utf-8")  # fmt: skip
+    with Transcript.open(path) as t:
+        analysis = READERS[Format.CODEX](t, None, workers=1)
+        assert list(analysis.calls.lines) == [2, 6]
+        assert [call_at_line(analysis, n) for n in range(1, 7)] == [0, 0, 1, 0, 1, 1]
