@@ -42,6 +42,7 @@ GROUPS = {
     "search": "bench_search",
     "idle": "bench_idle",
     "tree": "bench_tree",
+    "context": "bench_call_context",
 }
 
 _TARGET = re.compile(r"target\s*<=\s*([0-9.]+)")
