@@ -1115,9 +1115,16 @@ class ModelSource:
                     if item is not None:
                         build_codex(b, {"type": "response_item", "payload": item})
                     continue
-                build_line(b, fmt, raw, start)
+                b.line = line  # each line of a turn with its own notes and rows
+                obj = parse_json_line(raw, line, start)
+                if isinstance(obj, Mapping) and fmt is Format.CLAUDE_CODE:
+                    # Claude Code's own record of a tool call was never sent: not shown here.
+                    obj = {k: v for k, v in obj.items() if k != "toolUseResult"}
+                if obj is not None:
+                    build_foreign(b, fmt, obj)
         except (OSError, ValueError, IndexError) as exc:
             b.text(f"(could not read line {entry.line}: {exc})", style=p.bad)
+        b.line = entry.line
         return b.block()
 
     def counts_from_file(

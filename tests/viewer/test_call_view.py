@@ -266,3 +266,28 @@ async def test_brackets_step_from_call_to_call_in_the_model_view(tmp_path: Path)
             await settle(pilot)
         assert screen.header.view_name == "model view: what the model is sent next"
         assert _lines(screen) == [at["p1"], at["a1"], at["p3"], at["y"]]
+
+
+@sync
+async def test_the_model_view_shows_the_result_not_claude_codes_own_record(
+    tmp_path: Path,
+) -> None:
+    """`toolUseResult` was never sent: the file view labels it, the model view leaves it out;
+    the spill marker the model got is there in both."""
+    s = ClaudeSession(tmp_path)
+    s.user("Run it.")
+    s.spill("toolu_01", "".join(f"row {i}\n" for i in range(3000)), name="Bash", inline=True)
+    s.assistant({"type": "text", "text": "Many rows."}, msg_id="m9", request="r9")
+    app = TranscriptApp(s.write())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        file_text = _text(screen)
+        assert "toolUseResult (Claude Code's own record" in file_text
+        await pilot.press("m")
+        await settle(pilot)
+        text = _text(screen)
+        assert "toolUseResult" not in text
+        assert "row 0" in text  # the preview the model got with its marker
+        assert_counting_matches_building(screen)
