@@ -369,6 +369,10 @@ class Expansion:
         self._keys.add(key)
         return True
 
+    def collapse_view(self, view: str) -> None:
+        """Collapse every block of `view` (its blocks now show other entries: another call)."""
+        self._keys = {k for k in self._keys if k.view != view}
+
     def expand(self, key: BlockKey) -> None:
         """Show a block whole."""
         self._keys.add(key)

@@ -642,6 +642,7 @@ class TranscriptView(ScrollView, can_focus=True):
             if self.model_call is not None and self.transcript is not None:
                 # `m` is the next call's context; `M` showed another call's.
                 self.model_call = None
+                self.expansion.collapse_view("model")
                 self.model_doc = self._model_document(None)
             target = self.model_doc
         else:
@@ -679,6 +680,8 @@ class TranscriptView(ScrollView, can_focus=True):
             anchor = self._make_anchor()
             if anchor is not None:
                 self._places[leaving.view] = (leaving, anchor)
+        if index != self.model_call:
+            self.expansion.collapse_view("model")  # block i is another entry now
         self.model_call = index
         self.model_doc = self._model_document(index)
         self.show_document(self.model_doc)

@@ -16,6 +16,7 @@ from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE
 from transcript_view.core.analysis import Analysis
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import ModelSource
+from transcript_view.viewer.context import BlockKey
 from transcript_view.viewer.main_screen import TranscriptScreen
 
 
@@ -291,3 +292,22 @@ async def test_the_model_view_shows_the_result_not_claude_codes_own_record(
         assert "toolUseResult" not in text
         assert "row 0" in text  # the preview the model got with its marker
         assert_counting_matches_building(screen)
+
+
+@sync
+async def test_another_calls_context_starts_collapsed(tmp_path: Path) -> None:
+    """Block i of one call's context is another entry in another call's: what was expanded
+    in one is not in the other."""
+    path, _ = rewound_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await pilot.press("m")
+        await settle(pilot)
+        key = BlockKey("model", 1)
+        screen.view.expansion.expand(key)
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert key not in screen.view.expansion
