@@ -107,15 +107,16 @@ class ContextEntry:
 class CallContext:
     """What the model was sent for one call (or the next, `index` None)."""
 
-    index: int | None
-    """0-based in `analysis.calls`; None: the next call, after the file's last line."""
     call: ModelCall | None
+    """The call (None: the next call, after the file's last line)."""
     entries: tuple[ContextEntry, ...]
     compaction: Compaction | None
     """The compaction the context starts after (None: it starts at the file's start)."""
     not_in_file: int | None
     """Tokens the recorded size implies beyond the entries (an estimate); None when the
     size is not recorded."""
+    index: int | None = None
+    """0-based in `analysis.calls`; None: the next call."""
     chars: int = 0
     """The entries' characters, together."""
     line: int = 0
@@ -214,15 +215,15 @@ def context_of_call(
     if call is not None and call.recorded:
         not_in_file = max(call.tokens - estimate_tokens(chars), 0)
     return CallContext(
-        index,
         call,
         entries,
         compaction,
         not_in_file,
-        chars,
-        stop,
-        replay,
-        tuple(problems),
+        index=index,
+        chars=chars,
+        line=stop,
+        replay=replay,
+        problems=tuple(problems),
     )
 
 
