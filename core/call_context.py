@@ -706,15 +706,15 @@ def _compacted_entries(raw: bytes, line: int, offset: int) -> list[ContextEntry]
     return [ContextEntry(line, "summary", len(text), "compaction summary", summary=True)]
 
 
-def compacted_item(raw: bytes, item: int) -> dict[str, Any] | None:
-    """Item `item` of a `compacted` line's `replacement_history` (what the viewer draws)."""
+def compacted_history(raw: bytes) -> list[dict[str, Any]]:
+    """The items of a `compacted` line's `replacement_history`, as the entries number them
+    (`ContextEntry.item`): what the viewer draws. [] when it records none."""
     try:
         obj = msgspec.json.decode(raw)
     except msgspec.DecodeError:
-        return None
+        return []
     payload = obj.get("payload") if isinstance(obj, Mapping) else None
     history = payload.get("replacement_history") if isinstance(payload, Mapping) else None
-    if isinstance(history, list) and 0 <= item < len(history):
-        entry = history[item]
-        return dict(entry) if isinstance(entry, Mapping) else None
-    return None
+    if not isinstance(history, list):
+        return []
+    return [dict(e) if isinstance(e, Mapping) else {} for e in history]

@@ -24,7 +24,7 @@ from transcript_view.core.call_context import (
     CLEARED_TEXT,
     CallContext,
     ContextEntry,
-    compacted_item,
+    compacted_history,
     context_of_call,
 )
 from transcript_view.core.envelopes import (
@@ -892,6 +892,8 @@ class ModelSource:
         self._line_index: dict[int, int] | None = None
         self._lock = threading.Lock()
         self._context: CallContext | None = None
+        self._history: tuple[int, list[dict[str, Any]]] | None = None
+        """The last `compacted` line's history, decoded (`_history_item`)."""
         self._context_of: object = None
         """The analysis `_context` was made from (a new analysis makes it again)."""
 
@@ -1102,6 +1104,11 @@ class ModelSource:
                     b.head(head)
                 b.text(CLEARED_TEXT, style=p.warning, limit=2)
                 return b.block()
+            if entry.item >= 0:
+                item = self._history_item(entry.line, entry.item)
+                if item is not None:
+                    build_codex(b, {"type": "response_item", "payload": item})
+                return b.block()
             for line in entry.all_lines:
                 length = self.transcript.line_length(line)
                 if is_big_line(length):
@@ -1110,11 +1117,6 @@ class ModelSource:
                     continue
                 start, _ = self.transcript.line_span(line)
                 raw = self.transcript.raw_line(line)
-                if entry.item >= 0:
-                    item = compacted_item(raw, entry.item)
-                    if item is not None:
-                        build_codex(b, {"type": "response_item", "payload": item})
-                    continue
                 b.line = line  # each line of a turn with its own notes and rows
                 obj = parse_json_line(raw, line, start)
                 if isinstance(obj, Mapping) and fmt is Format.CLAUDE_CODE:
@@ -1126,6 +1128,19 @@ class ModelSource:
             b.text(f"(could not read line {entry.line}: {exc})", style=p.bad)
         b.line = entry.line
         return b.block()
+
+    def _history_item(self, line: int, item: int) -> dict[str, Any] | None:
+        """Item `item` of the `replacement_history` of the `compacted` record on `line`.
+
+        The line is decoded once for all its items (the history can be most of a
+        rollout: decoding it per item would be quadratic); the last one is kept.
+        """
+        kept = self._history
+        if kept is None or kept[0] != line:
+            kept = (line, compacted_history(self.transcript.raw_line(line)))
+            self._history = kept
+        history = kept[1]
+        return history[item] if 0 <= item < len(history) else None
 
     def counts_from_file(
         self, start: int, stop: int, file_counts: Sequence[int], reshaped: Container[int]

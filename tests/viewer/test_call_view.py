@@ -4,13 +4,14 @@ produced it (elsewhere, the next call after the line), and says which call it is
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from _pilot import settle, sync
 from _runs import line as ref_line
 from _screen import SIZE, assert_counting_matches_building
-from _sessions import ClaudeSession
+from _sessions import ClaudeSession, codex_line
 from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE
 
 from transcript_view.core.analysis import Analysis
@@ -311,3 +312,51 @@ async def test_another_calls_context_starts_collapsed(tmp_path: Path) -> None:
         await pilot.press("left_square_bracket")
         await settle(pilot)
         assert key not in screen.view.expansion
+
+
+def _codex_rollout(path: Path) -> Path:
+    text = [{"type": "input_text", "text": "build it"}]
+    said = [{"type": "output_text", "text": "done"}]
+    history = [
+        {"type": "message", "role": "user", "content": text},
+        {"type": "message", "role": "user",
+         "content": [{"type": "input_text", "text": "SUMMARY: built it"}]},
+    ]  # fmt: skip
+    items = [
+        ("turn_context", {"cwd": "/p", "model": "gpt-5-codex"}),
+        ("response_item", {"type": "message", "role": "user", "content": text}),
+        ("response_item", {"type": "message", "role": "assistant", "content": said}),
+        ("compacted", {"message": "SUMMARY: built it", "replacement_history": history}),
+        ("response_item", {"type": "message", "role": "assistant", "content": said}),
+        ("response_item", {"type": "compaction", "encrypted_content": "gAAAA..."}),
+        ("response_item", {"type": "message", "role": "user", "content": text}),
+    ]
+    path.write_text("".join(json.dumps(codex_line(k, p, i)) + "\n"
+                            for i, (k, p) in enumerate(items)), "utf-8")  # fmt: skip
+    return path
+
+
+@sync
+async def test_codex_contexts_start_with_the_history_or_say_it_is_encrypted(
+    tmp_path: Path,
+) -> None:
+    app = TranscriptApp(_codex_rollout(tmp_path / "rollout.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        await _cursor_to(pilot, screen, 5)
+        await pilot.press("M")
+        await settle(pilot)
+        assert screen.header.view_name.endswith("for call 2 (line 5)")
+        assert _lines(screen) == [4, 4]  # the two items of the history the model continued from
+        text = _text(screen)
+        assert "SUMMARY: built it" in text and "starts after the compacted on line 4" in text
+        assert_counting_matches_building(screen)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert _lines(screen) == [6, 7]
+        text = _text(screen)
+        assert "encrypted by the provider" in text
