@@ -183,7 +183,11 @@ class CallContext:
 
 
 def context_of_call(
-    transcript: Transcript, analysis: Analysis | SessionAnalysis, index: int | None
+    transcript: Transcript,
+    analysis: Analysis | SessionAnalysis,
+    index: int | None,
+    *,
+    entries: bool = True,
 ) -> CallContext:
     """The context of call `index` (0-based in `analysis.calls`; None: the next call).
 
@@ -191,6 +195,8 @@ def context_of_call(
         transcript: the analysed transcript, indexed (its lines are read again).
         analysis: its analysis (where the calls and compactions are).
         index: the call; None for the call after the file's last line.
+        entries: False: an LLM::Agent transcript's entries are not made (each reads its
+            line back), only its `replay` (what the model view draws) and its characters.
 
     Raises:
         IndexError: no such call.
@@ -202,21 +208,21 @@ def context_of_call(
     stop = calls.lines[index] if index is not None else transcript.line_count + 1
     if isinstance(analysis, Analysis):
         replay, problems = replay_at(transcript, analysis, index)
-        entries = tuple(_replay_entries(replay))
+        made = tuple(_replay_entries(replay)) if entries else ()
         chars = replay.chars_total
         compaction = _last_reset(calls.compactions, stop)
     elif analysis.format is Format.CODEX:
-        entries, compaction, problems = _codex(transcript, analysis, stop)
-        chars, replay = sum(e.chars for e in entries), None
+        made, compaction, problems = _codex(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in made), None
     else:
-        entries, compaction, problems = _claude(transcript, analysis, stop)
-        chars, replay = sum(e.chars for e in entries), None
+        made, compaction, problems = _claude(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in made), None
     not_in_file = None
     if call is not None and call.recorded:
         not_in_file = max(call.tokens - estimate_tokens(chars), 0)
     return CallContext(
         call,
-        entries,
+        made,
         compaction,
         not_in_file,
         index=index,

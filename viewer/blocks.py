@@ -909,7 +909,7 @@ class ModelSource:
                 call = self.call
                 if call is not None and call >= len(analysis.calls):
                     call = self.call = None  # a new analysis without it: the next call
-                self._context = context_of_call(self.transcript, analysis, call)
+                self._context = context_of_call(self.transcript, analysis, call, entries=False)
                 self._context_of = analysis
                 self._line_index = None
             return self._context

@@ -428,3 +428,18 @@ def test_a_codex_response_of_several_items_is_one_call_for_M(tmp_path: Path) -> 
         analysis = READERS[Format.CODEX](t, None, workers=1)
         assert list(analysis.calls.lines) == [2, 6]
         assert [call_at_line(analysis, n) for n in range(1, 7)] == [0, 0, 1, 0, 1, 1]
+
+
+def test_an_llm_agent_context_without_its_entries_is_the_same_replay(tmp_path: Path) -> None:
+    """What the model view asks for: the replay and its size, no line read back per entry."""
+    path = _reference(tmp_path / "t.jsonl")
+    with Transcript.open(path) as t:
+        a = analyse(t)
+        for index in (None, 1, 3):
+            whole = context_of_call(t, a, index)
+            bare = context_of_call(t, a, index, entries=False)
+            assert bare.entries == () and bare.replay is not None
+            assert [bare.replay.line_at(i) for i in range(len(bare.replay))] == [
+                e.line for e in whole.entries
+            ]
+            assert bare.chars == whole.chars and bare.not_in_file == whole.not_in_file
