@@ -889,6 +889,8 @@ class ModelSource:
         self.ctx = ctx
         self.call = call
         self.wait = wait
+        self.making = False
+        """Its maker has started making the context (the maker's to set)."""
         self._line_index: dict[int, int] | None = None
         self._lock = threading.Lock()
         self._context: CallContext | None = None

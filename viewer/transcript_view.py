@@ -503,6 +503,10 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def show_document(self, doc: Document, line: int | None = None) -> None:
         """Switch to another document (file view / model view), near transcript `line`."""
+        source = doc.source
+        if isinstance(source, ModelSource) and not source.making and not source.ready():
+            source.making = True
+            self._make_context(doc)
         self.doc = doc
         if doc.blocks and doc.width != self.ctx.width:
             # Laid out at another width while it was not on show: lay it out again.
@@ -690,14 +694,11 @@ class TranscriptView(ScrollView, can_focus=True):
         return True
 
     def _model_document(self, call: int | None) -> Document:
-        """A model view at `call` (None: the next call); its context, when it needs one, is
-        made in a worker (`_make_context`), and the view laid out when it is there."""
+        """A model view at `call` (None: the next call). Its context, when it needs one, is
+        made in a worker (`_make_context`) once it is shown, never before: a session that
+        never compacted is its whole file, which nobody may ask to see."""
         assert self.transcript is not None
-        source = ModelSource(self.transcript, self.ctx, call, wait=True)
-        doc = Document(source)
-        if not source.ready():
-            self._make_context(doc)
-        return doc
+        return Document(ModelSource(self.transcript, self.ctx, call, wait=True))
 
     @work(thread=True, group="model-context", exclusive=True)
     def _make_context(self, doc: Document) -> None:

@@ -217,9 +217,10 @@ async def test_show_call_context_is_the_screens_to_call(tmp_path: Path) -> None:
 
 
 @sync
-async def test_the_context_is_made_in_a_worker_not_while_drawing(tmp_path: Path) -> None:
+async def test_the_context_is_made_in_a_worker_once_shown(tmp_path: Path) -> None:
     """A model view that needs a call's context has no blocks until it is made: the view
-    makes it in a worker (a session that never compacted is its whole file)."""
+    makes it in a worker once it is shown (a session that never compacted is its whole
+    file: no open pays for it unasked)."""
     path, at = rewound_session(tmp_path)
     app = TranscriptApp(path)
     async with app.run_test(size=SIZE) as pilot:
@@ -228,7 +229,11 @@ async def test_the_context_is_made_in_a_worker_not_while_drawing(tmp_path: Path)
         assert isinstance(screen, TranscriptScreen)
         doc = screen.view.model_doc
         assert doc is not None and isinstance(doc.source, ModelSource)
-        assert doc.source.wait and doc.source.ready()  # made by the worker already
+        # Not made before the view is shown (nobody may ask), then made by a worker.
+        assert doc.source.wait and not doc.source.ready() and not doc.source.making
+        await pilot.press("m")
+        await settle(pilot)
+        assert doc.source.making and doc.source.ready() and screen.view.doc is doc
         fresh = ModelSource(doc.source.transcript, doc.source.ctx, 2, wait=True)
         assert not fresh.ready()
         assert fresh.available() == 0 and fresh.index_of_line(at["p1"]) is None
