@@ -505,7 +505,13 @@ def _claude(
                 )
             break
         start = 1  # the chain goes back past the compaction: read from the start
-    if compaction is not None:
+    # The compaction the context starts after: the boundary the chain ends at, else the last
+    # before the chain's first line (a chain whose first line has no parent).
+    at_line = {c.line: c for c in boundaries}
+    ends = [nodes[u].line for u in chain if nodes[u].line in at_line]
+    if ends:
+        compaction = at_line[max(ends)]
+    elif compaction is not None:
         head_line = min((nodes[u].line for u in chain), default=last + 1)
         if head_line < compaction.line:
             compaction = _last_reset(boundaries, head_line)

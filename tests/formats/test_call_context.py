@@ -443,3 +443,24 @@ def test_an_llm_agent_context_without_its_entries_is_the_same_replay(tmp_path: P
                 e.line for e in whole.entries
             ]
             assert bare.chars == whole.chars and bare.not_in_file == whole.not_in_file
+
+
+def test_a_chain_past_the_last_compaction_starts_after_its_own(tmp_path: Path) -> None:
+    """A branch from before the last compaction (the file's, not the chain's): its lines
+    are read from the start, and its compaction is the one its chain went through."""
+    s, at = _compacted(tmp_path)
+    boundary2 = s._base("system")
+    boundary2.update(subtype="compact_boundary", content="Conversation compacted",
+                     compactMetadata={"trigger": "manual", "preTokens": 90_000},
+                     logicalParentUuid=s.lines[-1]["uuid"], parentUuid=None)  # fmt: skip
+    s.raw(boundary2)
+    s.user("summary two")["isCompactSummary"] = True
+    s.assistant({"type": "text", "text": "Two."}, msg_id="m3", request="r3")
+    branch = s.user("back on the first branch")
+    branch["parentUuid"] = at["after"]["uuid"]
+    s.assistant({"type": "text", "text": "Back."}, msg_id="m4", request="r4")
+    ctx = _context(s.write(), None)
+    want = [_number(s, at["summary"]), _number(s, at["after"]), _number(s, branch)]
+    assert [e.line for e in ctx.entries] == [*want, len(s.lines)]
+    assert ctx.compaction is not None and ctx.compaction.line == _number(s, at["boundary"])
+    assert not ctx.problems
