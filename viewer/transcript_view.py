@@ -698,7 +698,14 @@ class TranscriptView(ScrollView, can_focus=True):
         made in a worker (`_make_context`) once it is shown, never before: a session that
         never compacted is its whole file, which nobody may ask to see."""
         assert self.transcript is not None
-        return Document(ModelSource(self.transcript, self.ctx, call, wait=True))
+        doc = Document(ModelSource(self.transcript, self.ctx, call, wait=True))
+        if self.model_doc is not None:
+            # Layout chunks and recounts find their document by view and generation,
+            # prefetched blocks by view and epoch: the document this one replaces may
+            # still have workers posting (another call's counts, another call's blocks).
+            doc.generation = self.model_doc.generation + 1
+            doc.epoch = self.model_doc.epoch + 1
+        return doc
 
     @work(thread=True, group="model-context", exclusive=True)
     def _make_context(self, doc: Document) -> None:

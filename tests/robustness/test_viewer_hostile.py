@@ -147,13 +147,32 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
             kinds = {r.kind for i in range(doc.total_rows) if (r := doc.row(i)) is not None}
             assert "marker" not in kinds and screen.header.markers == 0
             assert "[Old tool result content cleared]" in "\n".join(texts) or "codex" in case.name
-        # The model view builds and renders too.
+        # The model view builds and renders too: the next call's, then (issue 27) the
+        # last line's call and the call before it.
         await pilot.press("m")
         await settle(pilot)
-        if screen.view.model_doc is not None and view.doc is screen.view.model_doc:
-            for text in map(strip_text, render_all(view)):
-                assert not FORBIDDEN & set(text), repr(text)
+        _model_view_renders(screen, case.name)
+        if view.doc is screen.view.model_doc:
+            await pilot.press("m")
+            await settle(pilot)
+        await pilot.press("G", "M", "left_square_bracket")
+        await settle(pilot)
+        _model_view_renders(screen, case.name)
     assert app.return_code in (None, 0)
+
+
+def _model_view_renders(screen: TranscriptScreen, name: str) -> None:
+    """The model view on show renders nothing a file could smuggle in, and its counts are
+    its builds'."""
+    view = screen.view
+    doc = screen.view.model_doc
+    if doc is None or view.doc is not doc:
+        return
+    for text in map(strip_text, render_all(view)):
+        assert not FORBIDDEN & set(text), repr(text)
+    for i in range(doc.source.available()):
+        built = doc.source.build(i).count
+        assert doc.source.build(i, count_only=True).count == built, (name, "model", i)
 
 
 def check_ansi_rendering(strips: list[Strip], texts: list[str]) -> None:

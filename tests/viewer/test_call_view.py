@@ -5,6 +5,7 @@ produced it (elsewhere, the next call after the line), and says which call it is
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import ModelSource
 from transcript_view.viewer.context import BlockKey
 from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.messages import LayoutChunk
 
 
 def _text(screen: TranscriptScreen) -> str:
@@ -365,3 +367,29 @@ async def test_codex_contexts_start_with_the_history_or_say_it_is_encrypted(
         assert _lines(screen) == [6, 7]
         text = _text(screen)
         assert "encrypted by the provider" in text
+
+
+@sync
+async def test_a_replaced_model_views_late_counts_are_not_taken(tmp_path: Path) -> None:
+    """Chunks find their document by view and generation: a layout worker of the call's
+    context on show before may still post (it did, in the hostile cases: another call's
+    counts for blocks the new context does not have)."""
+    path, _ = rewound_session(tmp_path)
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        screen.show_call_context(2)
+        await settle(pilot)
+        old = screen.view.model_doc
+        assert old is not None and old.blocks == 4
+        screen.show_call_context(0)
+        await settle(pilot)
+        new = screen.view.model_doc
+        assert new is not None and new is not old and new.blocks == 2
+        assert new.generation > old.generation and new.epoch > old.epoch
+        late = LayoutChunk("model", old.generation, new.blocks, array("i", [3, 3]), done=True)
+        screen.view.on_layout_chunk(late)
+        assert new.blocks == 2
+        assert_counting_matches_building(screen)
