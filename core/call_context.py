@@ -58,7 +58,9 @@ __all__ = [
     "ENCRYPTED_SUMMARY",
     "CallContext",
     "ContextEntry",
+    "call_at_line",
     "claude_line_chars",
+    "compacted_history",
     "context_of_call",
     "replay_at",
 ]
