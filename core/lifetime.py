@@ -268,8 +268,9 @@ def _role(fmt: Format, raw: bytes, line: int, offset: int) -> tuple[str | None, 
     the context (each format's pass's rule for its items), and the line decoded."""
     if fmt is Format.REFERENCE:
         env = parse_envelope(raw, line, offset)
-        if isinstance(env, Message):
-            return (MODEL if env.role == "assistant" else INPUT), env
+        if isinstance(env, Message):  # an `injected` turn is the application's, no call's
+            model = env.role == "assistant" and env.payload.get("injected") is not True
+            return (MODEL if model else INPUT), env
         if isinstance(env, CompactionEnvelope):
             return RESET, env
         return None, env
