@@ -560,13 +560,16 @@ class CompactionFigures:
     after: int | None
     after_label: str
 
-    def trigger_words(self) -> str:
-        """"compaction · trigger auto · summary folded below" (the first row)."""
+    def trigger_words(self, *, summary: bool = True) -> str:
+        """"compaction · trigger auto" (the first row); `summary`: with what became of the
+        summary when it cannot be read (a view that says so on its own row leaves it out)."""
         c = self.compaction
         what = "microcompaction" if not c.resets else "compaction"
         said = f"{what} · trigger {c.trigger or 'not recorded'}"
         if c.tokens_saved is not None:
             said += f" · saved {c.tokens_saved:,} tokens (microcompactMetadata.tokensSaved)"
+        if not summary:
+            return said
         if c.summary == "encrypted":
             said += " · summary not readable: encrypted by the provider"
         elif c.summary == "none" and not c.resets:

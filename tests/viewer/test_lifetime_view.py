@@ -1,0 +1,144 @@
+"""Issue 27 in the file view: where a message lived and what it cost, compactions in place.
+
+On `_real_shapes.context_session` (every call's size recorded, a spilled result,
+an auto compaction and its summary): enter on a tool result's block says which
+calls had it and what it cost, in the core's words (`core.lifetime`); the
+compaction row says its trigger and the context before and after; its summary
+is one folded row that enter opens and folds again. Counting agrees with
+building throughout (the rows are the same code's).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _pilot import settle, sync
+from _real_shapes import CONTEXT_SUMMARY, context_session
+from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent, rows_of
+
+from transcript_view.core.lifetime import Lifetimes
+from transcript_view.viewer.app import TranscriptApp
+from transcript_view.viewer.main_screen import TranscriptScreen
+
+
+def _block_rows(screen: TranscriptScreen, line: int) -> list[tuple[str, str]]:
+    doc = screen.view.doc
+    index = doc.source.index_of_line(line)
+    assert index is not None
+    return [(r.kind, r.text.plain) for r in doc.block(index).text_rows()]
+
+
+def _notes(rows: list[tuple[str, str]]) -> str:
+    """The note rows' words, their wrapping undone."""
+    return " ".join(text.strip() for kind, text in rows if kind == "note")
+
+
+async def _enter_on(screen: TranscriptScreen, pilot: object, line: int) -> None:
+    doc = screen.view.doc
+    index = doc.source.index_of_line(line)
+    assert index is not None
+    screen.view.set_cursor(doc.block_start(index))
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await settle(pilot)
+
+
+@sync
+async def test_enter_on_a_tool_result_says_where_it_lived_and_what_it_cost(tmp_path: Path) -> None:
+    path = context_session(tmp_path / "projects" / "p")
+    app = TranscriptApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert not _notes(_block_rows(screen, 7))  # not before the reader asks
+        await _enter_on(screen, pilot, 7)
+        said = _notes(_block_rows(screen, 7))
+        analysis = screen.view.ctx.analysis
+        assert analysis is not None
+        # The words are the core's, for the same line.
+        assert said == Lifetimes.of(analysis).words(screen.view.transcript, 7)
+        assert said.startswith(
+            "in context for calls 3–4 (2 calls); left at the compaction on line 11 · "
+            "~820 tokens from usage (calls 2→3, with the turn that asked for it); the whole "
+            "output would have cost ~5,991 tokens (estimate: the marker's size 23.4KB / 4)"
+        )
+        # The Bash result: its cost from usage, too.
+        await _enter_on(screen, pilot, 5)
+        assert "~180 tokens from usage (calls 1→2" in _notes(_block_rows(screen, 5))
+        # The last reply: never sent.
+        await _enter_on(screen, pilot, 13)
+        said = _notes(_block_rows(screen, 13))
+        assert said.startswith("never sent: no call after it · ~3 tokens")
+        assert_layout_consistent(screen)
+        assert_counting_matches_building(screen)
+        # Enter again: the block as it was.
+        await _enter_on(screen, pilot, 7)
+        assert not _notes(_block_rows(screen, 7))
+
+
+@sync
+async def test_the_compaction_row_says_its_trigger_and_the_context_before_and_after(
+    tmp_path: Path,
+) -> None:
+    app = TranscriptApp(context_session(tmp_path / "projects" / "p"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        notes = [text.strip() for kind, text in _block_rows(screen, 11) if kind == "note"]
+        assert notes == [
+            "compaction · trigger auto",
+            "context before: 13,150 tokens (compactMetadata.preTokens)",
+            "context after: 2,400 tokens (call 5's size, recorded)",
+        ]
+        assert_layout_consistent(screen)
+
+
+@sync
+async def test_the_summary_is_folded_and_enter_unfolds_and_refolds_it(tmp_path: Path) -> None:
+    app = TranscriptApp(context_session(tmp_path / "projects" / "p"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        start = CONTEXT_SUMMARY[:40]
+        folded = _block_rows(screen, 12)
+        fold = [text for kind, text in folded if kind == "fold"]
+        assert fold and fold[0].strip().endswith(
+            f"▸ the compaction's summary: {len(CONTEXT_SUMMARY):,} characters, folded "
+            "(enter shows it)"
+        )
+        assert not any(start in text for _, text in rows_of(screen))
+        doc = screen.view.doc
+        index = doc.source.index_of_line(12)
+        assert index is not None
+        row = next(i for i, (k, _) in enumerate(folded) if k == "fold")
+        screen.view.set_cursor(doc.block_start(index) + row)
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = _block_rows(screen, 12)
+        assert any(k == "unfold" and "(enter folds it)" in t for k, t in shown)
+        assert any(start in text for _, text in shown)
+        assert_layout_consistent(screen)
+        assert_counting_matches_building(screen)
+        row = next(i for i, (k, _) in enumerate(shown) if k == "unfold")
+        screen.view.set_cursor(doc.block_start(index) + row)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert _block_rows(screen, 12) == folded
+        assert_layout_consistent(screen)
+
+
+@sync
+async def test_a_search_finds_the_words_of_a_folded_summary(tmp_path: Path) -> None:
+    app = TranscriptApp(context_session(tmp_path / "projects" / "p"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        screen.view.search("Point 17")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        row = screen.view.current_row
+        assert row is not None and "Point 17" in row.text.plain
