@@ -107,9 +107,12 @@ class AnalysisIndex:
 
         For another format's analysis, lines it tags too (a branch, a continued
         response, a subagent: rows only the whole file can say), and results a
-        content replacement replaced (their markers are not what the model saw).
+        content replacement replaced (their markers are not what the model saw). For
+        every format, compactions (their figures are the analysis's calls').
         """
         lines = set(self.sites_by_line)
+        if self.analysis is not None:
+            lines.update(c.line for c in self.analysis.calls.compactions)
         if isinstance(self.analysis, SessionAnalysis):
             lines.update(self.analysis.tags)
             lines.update(self.analysis.replaced)  # drawn as the transcript holds them

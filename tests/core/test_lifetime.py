@@ -14,9 +14,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from _real_shapes import context_session, microcompacted_session, usage
+from _real_shapes import (
+    codex_compacted_rollout,
+    context_session,
+    microcompacted_session,
+    usage,
+)
 from _runs import line as ref_line
-from _sessions import ClaudeSession, codex_line
+from _sessions import ClaudeSession
 
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.calls import estimate_tokens
@@ -205,48 +210,8 @@ def test_a_microcompaction_row_says_what_it_saved(tmp_path: Path) -> None:
 # -- Codex -----------------------------------------------------------------------------------------
 
 
-def _token_count(size: int) -> dict[str, Any]:
-    usage = {"input_tokens": size, "cached_input_tokens": 0, "output_tokens": 7}
-    return {"type": "token_count",
-            "info": {"last_token_usage": usage, "model_context_window": 272_000}}  # fmt: skip
-
-
-def _rollout(path: Path) -> Path:
-    """1 meta, 2 context; 3 prompt; 4 call 1 (20,000); 6 its output; 7 call 2 (20,450);
-    9 `compacted`; 10 call 3 (3,000); 12 prompt; 13 encrypted `compaction`; 14 prompt;
-    15 call 4 (1,000)."""
-    lines: list[dict[str, Any]] = []
-
-    def add(kind: str, payload: dict[str, Any]) -> None:
-        lines.append(codex_line(kind, payload, len(lines)))
-
-    said = [{"type": "output_text", "text": "done"}]
-    asked = [{"type": "input_text", "text": "build it"}]
-    add("session_meta", {"id": "0199", "cwd": "/p", "cli_version": "0.60.0"})
-    add("turn_context", {"cwd": "/p", "model": "gpt-5-codex"})
-    add("response_item", {"type": "message", "role": "user", "content": asked})
-    add("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
-                          "arguments": '{"command":["make"]}'})  # fmt: skip
-    add("event_msg", _token_count(20_000))
-    add("response_item", {"type": "function_call_output", "call_id": "c1",
-                          "output": "z" * 1_600})  # fmt: skip
-    add("response_item", {"type": "message", "role": "assistant", "content": said})
-    add("event_msg", _token_count(20_450))
-    add("compacted", {"message": "SUMMARY: built it", "replacement_history": [
-        {"type": "message", "role": "user", "content": asked}]})  # fmt: skip
-    add("response_item", {"type": "message", "role": "assistant", "content": said})
-    add("event_msg", _token_count(3_000))
-    add("response_item", {"type": "message", "role": "user", "content": asked})
-    add("response_item", {"type": "compaction", "encrypted_content": "gAAAA..."})
-    add("response_item", {"type": "message", "role": "user", "content": asked})
-    add("response_item", {"type": "message", "role": "assistant", "content": said})
-    add("event_msg", _token_count(1_000))
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
-    return path
-
-
 def test_codex_lines_leave_at_compacted_and_at_an_encrypted_compaction(tmp_path: Path) -> None:
-    t, a = _analyse(_rollout(tmp_path / "rollout.jsonl"))
+    t, a = _analyse(codex_compacted_rollout(tmp_path / "rollout.jsonl"))
     with t:
         assert list(a.calls.lines) == [4, 7, 10, 15]
         lives = Lifetimes.of(a)

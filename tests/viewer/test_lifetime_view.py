@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from _pilot import settle, sync
-from _real_shapes import CONTEXT_SUMMARY, context_session
+from _real_shapes import CONTEXT_SUMMARY, codex_compacted_rollout, context_session
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent, rows_of
 
 from transcript_view.core.lifetime import Lifetimes
@@ -142,3 +142,39 @@ async def test_a_search_finds_the_words_of_a_folded_summary(tmp_path: Path) -> N
         await settle(pilot)
         row = screen.view.current_row
         assert row is not None and "Point 17" in row.text.plain
+
+
+@sync
+async def test_codex_compactions_in_place_and_an_output_that_lived_one_call(
+    tmp_path: Path,
+) -> None:
+    """`compacted`: its figures, its message folded; the encrypted `compaction`: its
+    figures and the words that its summary cannot be read; an output's lifetime and cost."""
+    app = TranscriptApp(codex_compacted_rollout(tmp_path / "rollout.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        compacted = _block_rows(screen, 9)
+        assert [t.strip() for k, t in compacted if k == "note"] == [
+            "compaction · trigger not recorded",
+            "context before: 20,450 tokens (call 2's size, recorded)",
+            "context after: 3,000 tokens (call 3's size, recorded)",
+        ]
+        assert any(k == "fold" and "its summary (message): 17 characters" in t
+                   for k, t in compacted)  # fmt: skip
+        assert not any("SUMMARY: built it" in t for _, t in compacted)
+        encrypted = _block_rows(screen, 13)
+        assert [t.strip() for k, t in encrypted if k == "note"] == [
+            "compaction · trigger not recorded",
+            "context before: 3,000 tokens (call 3's size, recorded)",
+            "context after: 1,000 tokens (call 4's size, recorded)",
+        ]
+        assert any("summary not readable: encrypted by the provider" in t for _, t in encrypted)
+        await _enter_on(screen, pilot, 6)
+        assert _notes(_block_rows(screen, 6)).startswith(
+            "in context for call 2 (1 call); left at the compaction on line 9 · ~450 tokens "
+            "from usage (calls 1→2, with the turn that asked for it)"
+        )
+        assert_layout_consistent(screen)
+        assert_counting_matches_building(screen)
