@@ -830,6 +830,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
             b.text(text)
     elif itype == "reasoning":
         b.head(Text("reasoning", style=p.dim))
+        lifetime_rows(b)
         summary = texts_of(item.get("summary"))
         for text in summary:
             b.text(text, style=p.dim, limit=REASONING_ROWS)
