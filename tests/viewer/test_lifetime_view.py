@@ -10,13 +10,17 @@ building throughout (the rows are the same code's).
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
-from _pilot import settle, sync
+import pytest
+from _pilot import settle, settle_except, sync
 from _real_shapes import CONTEXT_SUMMARY, codex_compacted_rollout, context_session
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent, rows_of
 
 from transcript_view.core.lifetime import Lifetimes
+from transcript_view.viewer import workers as viewer_workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.main_screen import TranscriptScreen
 
@@ -178,3 +182,45 @@ async def test_codex_compactions_in_place_and_an_output_that_lived_one_call(
         )
         assert_layout_consistent(screen)
         assert_counting_matches_building(screen)
+
+
+@sync
+async def test_a_block_expanded_before_the_analysis_is_recounted_when_it_lands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The words need the analysis: a block expanded before it lands says nothing yet, and
+    is counted again when it does (as is the compaction, whose figures were to come)."""
+    opened = threading.Event()
+    real = viewer_workers.analyse_as
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        assert opened.wait(120), "the test never opened the gate"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(viewer_workers, "analyse_as", held)
+    app = TranscriptApp(context_session(tmp_path / "projects" / "p"))
+    try:
+        async with app.run_test(size=(100, 14)) as pilot:
+            await settle_except(pilot, "analysis")
+            screen = app.screen
+            assert isinstance(screen, TranscriptScreen)
+            assert screen.view.ctx.analysis is None
+            assert _notes(_block_rows(screen, 11)) == "its figures come with the analysis…"
+            doc = screen.view.doc
+            index = doc.source.index_of_line(5)
+            assert index is not None
+            screen.view.set_cursor(doc.block_start(index))
+            await pilot.press("enter")
+            await settle_except(pilot, "analysis")
+            assert not _notes(_block_rows(screen, 5))
+            assert_layout_consistent(screen)
+            await pilot.press("end")  # off the screen: nothing rebuilds it on the way
+            await settle_except(pilot, "analysis")
+            opened.set()
+            await settle(pilot)
+            assert screen.view.ctx.analysis is not None
+            assert_layout_consistent(screen)
+            assert _notes(_block_rows(screen, 5)).startswith("in context for calls 2–4")
+            assert _notes(_block_rows(screen, 11)).startswith("compaction · trigger auto")
+    finally:
+        opened.set()
