@@ -18,6 +18,7 @@ import pytest
 from _pilot import settle, settle_except, sync
 from _real_shapes import CONTEXT_SUMMARY, codex_compacted_rollout, context_session
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent, rows_of
+from _support import REFERENCE
 
 from transcript_view.core.lifetime import Lifetimes
 from transcript_view.viewer import workers as viewer_workers
@@ -184,12 +185,8 @@ async def test_codex_compactions_in_place_and_an_output_that_lived_one_call(
         assert_counting_matches_building(screen)
 
 
-@sync
-async def test_a_block_expanded_before_the_analysis_is_recounted_when_it_lands(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The words need the analysis: a block expanded before it lands says nothing yet, and
-    is counted again when it does (as is the compaction, whose figures were to come)."""
+def _gate(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Hold the analysis worker until the event is set."""
     opened = threading.Event()
     real = viewer_workers.analyse_as
 
@@ -198,6 +195,16 @@ async def test_a_block_expanded_before_the_analysis_is_recounted_when_it_lands(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(viewer_workers, "analyse_as", held)
+    return opened
+
+
+@sync
+async def test_a_block_expanded_before_the_analysis_is_recounted_when_it_lands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The words need the analysis: a block expanded before it lands says nothing yet, and
+    is counted again when it does (as is the compaction, whose figures were to come)."""
+    opened = _gate(monkeypatch)
     app = TranscriptApp(context_session(tmp_path / "projects" / "p"))
     try:
         async with app.run_test(size=(100, 14)) as pilot:
@@ -222,5 +229,34 @@ async def test_a_block_expanded_before_the_analysis_is_recounted_when_it_lands(
             assert_layout_consistent(screen)
             assert _notes(_block_rows(screen, 5)).startswith("in context for calls 2–4")
             assert _notes(_block_rows(screen, 11)).startswith("compaction · trigger auto")
+    finally:
+        opened.set()
+
+
+@pytest.mark.parametrize("which", ["codex", "reference"])
+@sync
+async def test_a_compaction_off_the_screen_is_recounted_when_the_analysis_lands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """A Codex `compacted` line and an LLM::Agent `compaction`: counted before the analysis
+    (one row saying its figures are to come), then again with them (three rows)."""
+    if which == "codex":
+        path, line = codex_compacted_rollout(tmp_path / "rollout.jsonl"), 9
+    else:
+        path, line = REFERENCE / "compaction.jsonl", 10
+    opened = _gate(monkeypatch)
+    app = TranscriptApp(path)
+    try:
+        async with app.run_test(size=(100, 12)) as pilot:
+            await settle_except(pilot, "analysis")
+            screen = app.screen
+            assert isinstance(screen, TranscriptScreen)
+            assert _notes(_block_rows(screen, line)) == "its figures come with the analysis…"
+            await pilot.press("home")
+            await settle_except(pilot, "analysis")
+            opened.set()
+            await settle(pilot)
+            assert_layout_consistent(screen)
+            assert _notes(_block_rows(screen, line)).startswith("compaction · trigger")
     finally:
         opened.set()
