@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _real_shapes import (
     codex_compacted_rollout,
     context_session,
@@ -23,6 +24,7 @@ from _real_shapes import (
 from _runs import line as ref_line
 from _sessions import ClaudeSession
 
+import transcript_view.core.transcript as transcript_module
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.calls import estimate_tokens
 from transcript_view.core.formats.detect import Format, detect
@@ -276,3 +278,29 @@ def test_llm_agent_messages_leave_at_the_compaction_that_replaced_them(tmp_path:
         assert f is not None
         assert f.before_words() == "context before: 300 tokens (tokens-before)"
         assert f.after_words() == "context after: 90 tokens (tokens-after)"
+
+
+def test_the_branches_are_the_same_however_the_lines_are_batched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A branch found inside a batch and one whose parent is in an earlier batch (the
+    fold's) are recorded alike: the same list cut anywhere, mapped in worker processes."""
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    for i in range(6):
+        s.user(f"try {i}")
+        usage(s.assistant({"type": "text", "text": f"answer {i}"}, msg_id=f"m{i}"), 100 + i)
+    s.user("again")["parentUuid"] = s.lines[1]["uuid"]  # back to line 2
+    s.user("and again")["parentUuid"] = s.lines[5]["uuid"]  # back to line 6
+    path = s.write()
+    want = [(13, 2), (14, 6)]
+    for chunk in (1, 200, 1 << 22):
+        monkeypatch.setattr(transcript_module, "READ_CHUNK", chunk)
+        t, a = _analyse(path)
+        with t:
+            assert isinstance(a, SessionAnalysis)
+            assert a.branches == want, chunk
+    monkeypatch.setattr(transcript_module, "READ_CHUNK", 300)
+    with Transcript.open(path) as t:
+        a = READERS[Format.CLAUDE_CODE](t, None, workers=2)
+        assert isinstance(a, SessionAnalysis)
+        assert a.branches == want
