@@ -187,7 +187,7 @@ class Cost:
     full_tokens: int | None = None
     """For a spilled or cut result: what its whole output would have cost (an estimate)."""
     full_basis: str = ""
-    """Where the whole output's size comes from."""
+    """Where the whole output's size comes from, and how it became tokens."""
 
     def words(self) -> str:
         """"~1,234 tokens from usage (with the turn that asked for it)", or "… estimate"."""
@@ -201,7 +201,7 @@ class Cost:
         if self.full_tokens is not None:
             said += (
                 f"; the whole output would have cost ~{self.full_tokens:,} tokens "
-                f"(estimate: {self.full_basis} / 4)"
+                f"(estimate: {self.full_basis})"
             )
         return said
 
@@ -418,35 +418,40 @@ _SIZE = re.compile(r"([0-9][0-9,]*(?:\.[0-9]+)?)\s*(bytes|KB|MB|GB)\b")
 _UNITS = {"bytes": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 #: Codex's own counts of what it cut (CODEX.md, "Truncation notices").
 _CODEX_CUT = re.compile("\u2026([0-9]+) (chars|tokens) truncated\u2026")
+_CODEX_ORIGINAL = re.compile(r"original token count: ([0-9]{1,18})\)")
 
 
 def full_output(site: object, shown_chars: int) -> tuple[int, str] | None:
     """What a spilled or cut result's whole output would have cost, in tokens, and where its
-    size comes from (an estimate: characters or bytes / 4); None: the file does not say.
+    size comes from (an estimate: characters or bytes / 4, or the count Codex wrote in its
+    notice); None: the file does not say.
 
     `shown_chars` is what the model got of it (a Codex cut adds what it cut to that).
     """
     if isinstance(site, MarkerSite):
         size = site.marker.bytes
-        return (estimate_tokens(size), "the artifact's bytes") if size > 0 else None
+        return (estimate_tokens(size), "the artifact's bytes / 4") if size > 0 else None
     if not isinstance(site, SpillSite):
         return None
     if site.persisted_size is not None:
-        return estimate_tokens(site.persisted_size), "persistedOutputSize, bytes"
+        return estimate_tokens(site.persisted_size), "persistedOutputSize, in bytes, / 4"
     if site.inline_chars is not None:
         where = site.inline_field or "Claude Code's record"
-        return estimate_tokens(site.inline_chars), f"{where}'s characters"
+        return estimate_tokens(site.inline_chars), f"{where}'s characters / 4"
     if site.size_text:
         m = _SIZE.search(site.size_text)
         if m is not None:
             n = float(m[1].replace(",", "")) * _UNITS[m[2]]
-            return estimate_tokens(int(n)), f"the marker's size {site.size_text}"
+            return estimate_tokens(int(n)), f"the marker's size {site.size_text} / 4"
     m = _CODEX_CUT.search(site.text)
     if m is not None and site.form in (SpillForm.CHARS_CUT, SpillForm.TOKENS_CUT):
         n = int(m[1])
         if m[2] == "tokens":
-            return estimate_tokens(shown_chars) + n, "the characters shown, plus the tokens cut"
-        return estimate_tokens(shown_chars + n), "the characters shown and cut"
+            return estimate_tokens(shown_chars) + n, "the characters shown / 4, and the tokens cut"
+        return estimate_tokens(shown_chars + n), "the characters shown and cut / 4"
+    m = _CODEX_ORIGINAL.search(site.text)
+    if m is not None:
+        return int(m[1]), "Codex's own count of the original output (original token count)"
     return None
 
 

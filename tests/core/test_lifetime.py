@@ -22,7 +22,7 @@ from _real_shapes import (
     usage,
 )
 from _runs import line as ref_line
-from _sessions import ClaudeSession
+from _sessions import ClaudeSession, codex_line
 
 import transcript_view.core.transcript as transcript_module
 from transcript_view.core.analysis import Analysis
@@ -304,3 +304,33 @@ def test_the_branches_are_the_same_however_the_lines_are_batched(
         a = READERS[Format.CLAUDE_CODE](t, None, workers=2)
         assert isinstance(a, SessionAnalysis)
         assert a.branches == want
+
+
+def test_a_codex_cut_says_what_the_whole_output_would_have_cost(tmp_path: Path) -> None:
+    """Codex's own counts: the characters it cut (added to those shown, / 4), or the
+    original token count its warning states."""
+    outputs = {
+        4: "head\u202612000 chars truncated\u2026tail",
+        6: "Warning: truncated output (original token count: 5000)\nTotal output lines: 300\n\nx",
+    }
+    lines: list[dict[str, Any]] = []
+    for n, (line, output) in enumerate(outputs.items()):
+        lines.append(codex_line("response_item", {"type": "function_call", "name": "shell",
+                                                  "call_id": f"c{n}", "arguments": "{}"}, line))
+        lines.append(codex_line("response_item", {"type": "function_call_output",
+                                                  "call_id": f"c{n}", "output": output}, line))
+    lines.insert(0, codex_line("session_meta", {"id": "0199", "cwd": "/p"}, 0))
+    lines.insert(1, codex_line("turn_context", {"cwd": "/p", "model": "gpt-5-codex"}, 1))
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+    t, a = _analyse(path)
+    with t:
+        assert sorted({s.line for s in a.sites}) == [4, 6]
+        lives = Lifetimes.of(a)
+        chars = lives.cost(t, 4)
+        shown = len(outputs[4])
+        assert chars.full_tokens == estimate_tokens(shown + 12_000)
+        assert chars.words().endswith("(estimate: the characters shown and cut / 4)")
+        original = lives.cost(t, 6)
+        assert original.full_tokens == 5_000
+        assert "(estimate: Codex's own count of the original output" in original.words()
