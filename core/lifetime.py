@@ -259,7 +259,8 @@ def _compact(value: object) -> str:
         return ""
 
 
-#: What a line is to the calls around it (`_role`): the model's, an input, neither, or a reset.
+#: What a line is to the calls around it (`_role`): the model's, an input, neither, or a reset
+#: (a compaction, or context of unrecorded size: no difference across it is exact).
 MODEL, INPUT, RESET = "model", "input", "reset"
 
 
@@ -279,7 +280,10 @@ def _role(fmt: Format, raw: bytes, line: int, offset: int) -> tuple[str | None, 
         return None, obj
     kind = obj.get("type")
     if fmt is Format.CLAUDE_CODE:
-        return {"assistant": MODEL, "user": INPUT}.get(kind) if isinstance(kind, str) else None, obj
+        # An attachment is context Claude Code adds to the next request, its size unrecorded:
+        # a difference across one is not the items' alone.
+        roles = {"assistant": MODEL, "user": INPUT, "attachment": RESET}
+        return roles.get(kind) if isinstance(kind, str) else None, obj
     if kind == "compacted":
         return RESET, obj
     if kind != "response_item":

@@ -334,3 +334,18 @@ def test_a_codex_cut_says_what_the_whole_output_would_have_cost(tmp_path: Path) 
         original = lives.cost(t, 6)
         assert original.full_tokens == 5_000
         assert "(estimate: Codex's own count of the original output" in original.words()
+
+
+def test_an_attachment_between_the_calls_makes_the_cost_an_estimate(tmp_path: Path) -> None:
+    """Claude Code adds an attachment's text to the next request without recording it: the
+    difference across one is not the result's and its turn's alone."""
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("go")
+    usage(s.tool_use("toolu_1", "Bash", {"command": "ls"}), 1_000)
+    s.tool_result("toolu_1", "y" * 400)
+    s.raw({**s._base("attachment"), "attachment": {"type": "hook_additional_context"}})
+    usage(s.assistant({"type": "text", "text": "done"}, msg_id="m2"), 1_500)
+    t, a = _analyse(s.write())
+    with t:
+        got = Lifetimes.of(a).cost(t, 3)
+        assert (got.tokens, got.from_usage) == (estimate_tokens(400), False)
