@@ -483,12 +483,17 @@ class Lifetimes:
     sites: Mapping[int, list[Any]]
 
     @classmethod
-    def of(cls, analysis: Analysis | SessionAnalysis) -> Lifetimes:
-        """The lifetimes of `analysis`'s lines."""
+    def of(
+        cls, analysis: Analysis | SessionAnalysis, sites: Mapping[int, list[Any]] | None = None
+    ) -> Lifetimes:
+        """The lifetimes of `analysis`'s lines; `sites`: its marker sites by line, when the
+        caller has them indexed already (else they are indexed here)."""
         calls = analysis.calls
-        sites: dict[int, list[Any]] = {}
-        for site in analysis.sites:
-            sites.setdefault(site.line, []).append(site)
+        if sites is None:
+            by_line: dict[int, list[Any]] = {}
+            for site in analysis.sites:
+                by_line.setdefault(site.line, []).append(site)
+            sites = by_line
         if isinstance(analysis, SessionAnalysis):
             cleared: dict[int, int] = {}
             for m in analysis.microcompactions:

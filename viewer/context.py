@@ -85,7 +85,7 @@ class AnalysisIndex:
         for site in analysis.sites:
             sites_by_line.setdefault(site.line, []).append(site)
             site_by_key[site.key] = site
-        lifetimes = Lifetimes.of(analysis)
+        lifetimes = Lifetimes.of(analysis, sites_by_line)
         if isinstance(analysis, SessionAnalysis):
             return cls(  # no operations to look up
                 analysis, sites_by_line, site_by_key, lifetimes=lifetimes
