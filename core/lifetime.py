@@ -12,7 +12,8 @@ What a line cost is said exactly only where the file records it: when two
 consecutive calls both record their size and nothing was added between them
 but the earlier call's response and this line, the difference of their sizes
 is this line with that response ("from usage (with the turn that asked for
-it)"). Anywhere else it is an estimate, characters / 4 (`core.calls`), and
+it)"); a Claude Code attachment between them (context of unrecorded size)
+rules it out. Anywhere else it is an estimate, characters / 4 (`core.calls`), and
 labelled "estimate". A result spilled or cut before the model saw it says
 what it cost (its marker and preview) against what the whole output would
 have cost (the size its sidecar, its record or its marker states, / 4).
