@@ -7,9 +7,11 @@ call, `progress` lines among them (CLAUDE_CODE.md, "Parallel tool calls").
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
-from _sessions import ClaudeSession
+from _sessions import ClaudeSession, codex_line, numbered
 
 
 def _progress(s: ClaudeSession, kind: str, tool_id: str, n: int) -> None:
@@ -74,3 +76,101 @@ def microcompacted_session(root: Path, *, record: bool = True) -> Path:
     s.tool_use("toolu_R", "Read", {"file_path": "/x/tool-results/toolu_M0.txt"})
     s.tool_result("toolu_R", outputs["toolu_M0"])
     return s.write()
+
+
+def usage(line: dict[str, object], tokens: int) -> dict[str, object]:
+    """Put a `message.usage` recording a context of `tokens` on an assistant line, split
+    over its three parts as Claude Code writes them (`output_tokens` is never read)."""
+    message = line["message"]
+    assert isinstance(message, dict)
+    message["usage"] = {
+        "input_tokens": 3,
+        "cache_read_input_tokens": tokens - 3 - 200,
+        "cache_creation_input_tokens": 200,
+        "output_tokens": 41,
+    }
+    return line
+
+
+#: `context_session`'s summary: long enough to fill a screen if it were not folded.
+CONTEXT_SUMMARY = "This session is being continued from a previous conversation. " + " ".join(
+    f"Point {i}: the build failed in step {i} and was looked at." for i in range(1, 40)
+)
+
+
+def context_session(root: Path) -> Path:
+    """A session whose every call records its size (issue 27): a result whose cost the usage
+    gives, a spilled Grep result, a prompt, an auto compaction and its summary.
+
+    Lines: 1 prompt; 2–3 one response (call 1, 12,000 tokens) calling Bash; 4 progress;
+    5 its result; 6 a Grep call (call 2, 12,180); 7 its spilled result; 8 a reply
+    (call 3, 13,000); 9 a prompt; 10 a reply (call 4, 13,100); 11 the compaction
+    (`preTokens` 13,150); 12 its summary; 13 a reply (call 5, 2,400).
+    """
+    s = ClaudeSession(root)
+    s.user("Build the site and tell me what failed.")
+    usage(s.assistant({"type": "text", "text": "Running the build."}, msg_id="m1", request="r1"),
+          12_000)  # fmt: skip
+    call = s.tool_use("toolu_B", "Bash", {"command": "make"}, msg_id="m1")
+    usage(call, 12_000)["requestId"] = "r1"
+    s.progress("toolu_B")
+    s.tool_result("toolu_B", "make: *** [site] Error 2\n" * 24)
+    s.spill("toolu_G", numbered(400))
+    usage(s.lines[-2], 12_180)
+    usage(s.assistant({"type": "text", "text": "The grep found the failing step."}, msg_id="m3",
+                      request="r3"), 13_000)  # fmt: skip
+    s.user("Thanks. Now sum it up.")
+    usage(s.assistant({"type": "text", "text": "Summed up."}, msg_id="m4", request="r4"), 13_100)
+    boundary = s._base("system")
+    boundary.update(
+        subtype="compact_boundary",
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto", "preTokens": 13_150},
+        logicalParentUuid=s.lines[-1]["uuid"],
+        parentUuid=None,
+    )
+    s.raw(boundary)
+    s.user(CONTEXT_SUMMARY)["isCompactSummary"] = True
+    usage(s.assistant({"type": "text", "text": "Continuing."}, msg_id="m5", request="r5"), 2_400)
+    return s.write()
+
+
+def _codex_token_count(size: int) -> dict[str, Any]:
+    usage = {"input_tokens": size, "cached_input_tokens": 0, "output_tokens": 7}
+    return {"type": "token_count",
+            "info": {"last_token_usage": usage, "model_context_window": 272_000}}  # fmt: skip
+
+
+def codex_compacted_rollout(path: Path) -> Path:
+    """A Codex rollout whose calls record their sizes, with both kinds of compaction:
+    1 meta, 2 context; 3 prompt; 4 call 1 (20,000); 6 its output; 7 call 2 (20,450);
+    9 `compacted`; 10 call 3 (3,000); 12 prompt; 13 encrypted `compaction`; 14 prompt;
+    15 call 4 (1,000)."""
+    lines: list[dict[str, Any]] = []
+
+    def add(kind: str, payload: dict[str, Any]) -> None:
+        lines.append(codex_line(kind, payload, len(lines)))
+
+    said = [{"type": "output_text", "text": "done"}]
+    asked = [{"type": "input_text", "text": "build it"}]
+    add("session_meta", {"id": "0199", "cwd": "/p", "cli_version": "0.60.0"})
+    add("turn_context", {"cwd": "/p", "model": "gpt-5-codex"})
+    add("response_item", {"type": "message", "role": "user", "content": asked})
+    add("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                          "arguments": '{"command":["make"]}'})  # fmt: skip
+    add("event_msg", _codex_token_count(20_000))
+    add("response_item", {"type": "function_call_output", "call_id": "c1",
+                          "output": "z" * 1_600})  # fmt: skip
+    add("response_item", {"type": "message", "role": "assistant", "content": said})
+    add("event_msg", _codex_token_count(20_450))
+    add("compacted", {"message": "SUMMARY: built it", "replacement_history": [
+        {"type": "message", "role": "user", "content": asked}]})  # fmt: skip
+    add("response_item", {"type": "message", "role": "assistant", "content": said})
+    add("event_msg", _codex_token_count(3_000))
+    add("response_item", {"type": "message", "role": "user", "content": asked})
+    add("response_item", {"type": "compaction", "encrypted_content": "gAAAA..."})
+    add("response_item", {"type": "message", "role": "user", "content": asked})
+    add("response_item", {"type": "message", "role": "assistant", "content": said})
+    add("event_msg", _codex_token_count(1_000))
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+    return path

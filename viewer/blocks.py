@@ -81,8 +81,11 @@ from transcript_view.viewer.rows import (
 from transcript_view.viewer.session_blocks import (
     build_codex,
     build_foreign,
+    compaction_rows,
+    lifetime_rows,
     spill_rows,
     spill_words,
+    summary_fold,
 )
 
 #: A line longer than this is never parsed or wrapped whole on the UI thread: it
@@ -147,6 +150,9 @@ class RowBuilder:
         """What this line is when it is one of the agent's own records (the builder's)."""
         self.runs: FoldRuns | None = None
         """Where a fold row reads the run it stands for (the file view's source)."""
+        self.transcript: Transcript | None = None
+        """The file view's transcript: what a message's cost is read back from
+        (`core.lifetime.cost`)."""
 
     def _gutter(self) -> Text:
         if not self.rows and self.line > 0:
@@ -275,6 +281,20 @@ class RowBuilder:
         art = self.ctx.artifact(key, self.view)  # the model view: only if opened there
         if art is not None and not quoted:
             self.inserts.append((len(self.rows) - 1, art))
+
+    def note(self, words: str, indent: int = 2) -> None:
+        """The viewer's own words about the line (kind `note`: search skips them), dim,
+        word-wrapped, never collapsed: a lifetime, a compaction's figures."""
+        width = self.ctx.width - GUTTER - indent
+        pieces = wrap_words(visible(words), width, width - 2)
+        if self.count_only:
+            self.rows.extend([_COUNTED] * len(pieces))
+            return
+        for i, piece in enumerate(pieces):
+            row = self._gutter()
+            row.append(" " * (indent if i == 0 else indent + 2) + piece, style=self.palette.dim)
+            row.truncate(self.ctx.width, overflow="ellipsis")  # only a very narrow view
+            self.rows.append(Row(row, "note", self.line, cont=i > 0))
 
     def jump(self, words: str, target: int, indent: int = 4) -> None:
         """One row that enter follows to transcript line `target` (kind `jump`)."""
@@ -491,6 +511,7 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             b.head(_role_head(p, "tool", env, extra))
         else:
             b.head(_role_head(p, env.role, env))
+        lifetime_rows(b, kept=env.sticky or env.sysprompt or env.depth is not None)
         b.content(env.line, env.role, env.content)
         for call in env.tool_calls:
             if b.count_only:
@@ -549,13 +570,13 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
         head = Text("compaction", style=p.heading)
         payload = env.payload
         head.append(
-            f"  {_replaced(ctx, env)}"
-            f" · tokens {payload.get('tokens-before', '?')} → {payload.get('tokens-after', '?')}"
-            + (" · fallback" if payload.get("fallback") else ""),
+            f"  {_replaced(ctx, env)}" + (" · fallback" if payload.get("fallback") else ""),
             style=b.palette.dim,
         )
         b.head(head)
-        b.text(env.summary)
+        compaction_rows(b)
+        if not summary_fold(b, env.summary, "its summary"):
+            b.text(env.summary)
     elif isinstance(env, Elision):
         items = env.items
         head = Text("elision", style=p.heading)
@@ -766,6 +787,7 @@ class FileSource:
         line = index + 1
         b = RowBuilder(self.view, index, line, self.ctx, expand, count_only=count_only)
         b.runs = self
+        b.transcript = self.transcript
         try:
             length = self.transcript.line_length(line)
             if is_big_line(length):

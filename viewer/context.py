@@ -29,6 +29,7 @@ from transcript_view.core.findings import Finding
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.ledger import Site, VerificationLedger, site_state
+from transcript_view.core.lifetime import Lifetimes
 from transcript_view.core.markers import Marker, parse_markers
 from transcript_view.core.records import MarkerSite, SiteKey, ToolOperation
 from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile
@@ -73,6 +74,8 @@ class AnalysisIndex:
     op_by_call: OpLookup[tuple[int, str]] = field(default_factory=lambda: OpLookup(_none))
     op_by_dispatch: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
     op_by_settle: OpLookup[int] = field(default_factory=lambda: OpLookup(_none))
+    lifetimes: Lifetimes | None = None
+    """Which calls had each line in context, and what it cost (`core.lifetime`)."""
 
     @classmethod
     def build(cls, analysis: Analysis | SessionAnalysis) -> AnalysisIndex:
@@ -82,8 +85,11 @@ class AnalysisIndex:
         for site in analysis.sites:
             sites_by_line.setdefault(site.line, []).append(site)
             site_by_key[site.key] = site
+        lifetimes = Lifetimes.of(analysis, sites_by_line)
         if isinstance(analysis, SessionAnalysis):
-            return cls(analysis, sites_by_line, site_by_key)  # no operations to look up
+            return cls(  # no operations to look up
+                analysis, sites_by_line, site_by_key, lifetimes=lifetimes
+            )
         ops = analysis.operations
         return cls(
             analysis,
@@ -93,6 +99,7 @@ class AnalysisIndex:
             OpLookup(lambda key: ops.at_call(*key)),
             OpLookup(lambda line: ops.at("dispatch", line)),
             OpLookup(lambda line: ops.at("settle", line)),
+            lifetimes,
         )
 
     def lines_with_markers(self) -> set[int]:
@@ -100,9 +107,12 @@ class AnalysisIndex:
 
         For another format's analysis, lines it tags too (a branch, a continued
         response, a subagent: rows only the whole file can say), and results a
-        content replacement replaced (their markers are not what the model saw).
+        content replacement replaced (their markers are not what the model saw). For
+        every format, compactions (their figures are the analysis's calls').
         """
         lines = set(self.sites_by_line)
+        if self.analysis is not None:
+            lines.update(c.line for c in self.analysis.calls.compactions)
         if isinstance(self.analysis, SessionAnalysis):
             lines.update(self.analysis.tags)
             lines.update(self.analysis.replaced)  # drawn as the transcript holds them
@@ -158,6 +168,10 @@ class AnalysisState:
         changed = self.ledger.finding_lines()
         if old_ledger is not None:
             changed |= old_ledger.finding_lines()
+        # A compaction's rows say its figures, which only the analysis knows (a few lines).
+        changed |= {c.line for c in analysis.calls.compactions}
+        if old_index.analysis is not None:
+            changed |= {c.line for c in old_index.analysis.calls.compactions}
         marker_lines = old_index.lines_with_markers() | self.index.lines_with_markers()
         if isinstance(analysis, SessionAnalysis) or isinstance(old_index.analysis, SessionAnalysis):
             return changed | marker_lines  # tags and previews: rows only the whole file can say
@@ -442,6 +456,17 @@ class BlockContext:
     def analysis(self) -> Analysis | SessionAnalysis | None:
         """The analysis on show, None before the first one lands."""
         return self._state.index.analysis
+
+    @property
+    def lifetimes(self) -> Lifetimes | None:
+        """Which calls had each line in context (None before the analysis lands)."""
+        return self._state.index.lifetimes
+
+    def shows_lifetime(self, key: BlockKey) -> bool:
+        """Whether a block says where its message lived: when the reader expanded it (the
+        words need the analysis, and a row on every message would recount them all when it
+        lands)."""
+        return key.view == "file" and key in self._expansion
 
     @property
     def sites_by_line(self) -> Mapping[int, list[Site]]:

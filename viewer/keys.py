@@ -162,8 +162,10 @@ KEYS: Final[tuple[Key, ...]] = (
         command=Command("Previous problem", "Go to the previous problem")),
     Key("enter", "activate", _S, "Open", also="click",
         help="on a marker: open or close its artifact inline; on a line too long to "
-             "lay out: page through it; on a folded row of records: show them (on one "
-             "of them: fold them again); elsewhere: expand or collapse a long message",
+             "lay out: page through it; on a folded row of records or a compaction's "
+             "summary: show them (on one of them: fold them again); elsewhere: expand or "
+             "collapse a message (expanded, it says which model calls had it in context "
+             "and what it cost)",
         command=Command("Open / close artifact",
                         "Open the marker's artifact inline, or close it")),
     Key("o", "orphans", _S, "Orphans",

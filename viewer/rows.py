@@ -342,7 +342,8 @@ class Row:
     kind: str
     """`head`, `body`, `more`, `marker`, `quoted`, `problem`, `finding`, `finding-wrap`
     (a finding's message wrapped past its first row: not a problem of its own for
-    `p` to stop at), `art-head`, `art`, `art-end`."""
+    `p` to stop at), `art-head`, `art`, `art-end`, `note` (the viewer's own words about
+    the line: where its message lived, a compaction's figures; never searched)."""
     line: int
     """The transcript line this row shows (0 when none)."""
     site: SiteKey | None = None

@@ -30,10 +30,12 @@ from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, outpu
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.rules import record_copy
+from transcript_view.core.lifetime import compaction_figures, is_compaction_summary
 from transcript_view.core.records import SiteKey
 from transcript_view.core.text import compact_json, human_size, plural, short_id, visible
 from transcript_view.core.transcript import _DEEP_BYTES, LineProblem, _decode
 from transcript_view.core.verification import MarkerState
+from transcript_view.viewer.context import BlockKey
 from transcript_view.viewer.folds import FOLDED_MARK, UNFOLDED_MARK, fold_words
 from transcript_view.viewer.palette import Palette
 from transcript_view.viewer.rows import badge_text
@@ -248,6 +250,56 @@ def _tags(b: RowBuilder) -> None:
                 b.text("↳ " + words, style=b.palette.dim, limit=2)
 
 
+def lifetime_rows(b: RowBuilder, *, kept: bool = False) -> None:
+    """Where the line's message lived and what it cost (`core.lifetime`), under its head.
+
+    Only in a block the reader expanded (enter), once the analysis is there: the
+    words read the calls, and a row on every message would make every line's
+    count wait for the analysis. An expanded block is recounted when it lands
+    (`TranscriptView.analysis_changed`). `kept`: an LLM::Agent message no
+    compaction drops (sticky).
+    """
+    lives = b.ctx.lifetimes
+    if lives is None or b.searched or not b.ctx.shows_lifetime(BlockKey(b.view, b.key)):
+        return
+    b.note(lives.words(b.transcript, b.line, kept=kept), indent=4)
+
+
+def compaction_rows(b: RowBuilder, *, summary: bool = True, before: bool = True) -> None:
+    """A compaction's figures (`core.lifetime.compaction_figures`): its trigger, the context
+    before it and after it, each labelled with where it comes from. Its rows are counted
+    again when the analysis lands (`AnalysisState.adopt`).
+
+    Args:
+        summary: say what became of an unreadable summary (else a row of its own does).
+        before: the trigger and the size before (a microcompaction's own row says them).
+    """
+    lives = b.ctx.lifetimes
+    figures = compaction_figures(lives.calls, b.line) if lives is not None else None
+    if figures is None:
+        if lives is None:
+            b.note("its figures come with the analysis…")
+        return
+    if before:
+        b.note(figures.trigger_words(summary=summary))
+        b.note(figures.before_words())
+    b.note(figures.after_words())
+
+
+def summary_fold(b: RowBuilder, text: str, what: str) -> bool:
+    """A compaction's summary, folded by default (`viewer.folds`): one row that enter opens;
+    unfolded, a heading that enter folds again, then the text. Returns whether it drew it
+    folded (nothing more to draw)."""
+    p = b.palette
+    size = f"{plural(len(text), 'character')}"
+    if b.ctx.folds(b.line) and not b.searched:
+        b.head(Text(f"{FOLDED_MARK}{what}: {size}, folded (enter shows it)", style=p.dim), "fold")
+        return True
+    if b.ctx.fold_records:
+        b.head(Text(f"{UNFOLDED_MARK}{what}: {size} (enter folds it)", style=p.dim), "unfold")
+    return False
+
+
 def build_problem(b: RowBuilder, problem: LineProblem) -> None:
     """A line that is not a JSON object."""
     p = b.palette
@@ -273,7 +325,12 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
             b.counted_head()  # one row, whatever it says
         else:
             b.head(_message_head(p, kind, obj, msg, b.ctx.subagent_file))
+        lifetime_rows(b)
         _tags(b)
+        summary = is_compaction_summary(Format.CLAUDE_CODE, obj)
+        if summary and summary_fold(b, _text_of(msg.get("content")), "the compaction's summary"):
+            b.findings()
+            return
         _claude_content(b, msg.get("content"), kind)
         _replaced(b)
         if "toolUseResult" in obj:
@@ -307,7 +364,9 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         elif isinstance(content, str) and content:
             b.text(content, limit=3)
         meta = obj.get("compactMetadata")
-        if isinstance(meta, Mapping):
+        if subtype == "compact_boundary":
+            compaction_rows(b)
+        elif isinstance(meta, Mapping):
             b.text(clip(dict(meta)), style=p.dim, limit=DIM_ROWS)
         if subtype == "microcompact_boundary":
             _microcompaction(b, obj.get("microcompactMetadata"))
@@ -345,6 +404,17 @@ def build_claude(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     b.findings()
 
 
+def _text_of(content: object) -> str:
+    """A message's text: its string, or its text blocks' texts joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        str(x["text"]) for x in content if isinstance(x, Mapping) and isinstance(x.get("text"), str)
+    )
+
+
 def _microcompaction(b: RowBuilder, meta: object) -> None:
     """A `microcompact_boundary`: what it saved, then each result it cleared, a marker (its
     full output, the sidecar) with a row that goes to its call."""
@@ -360,6 +430,7 @@ def _microcompaction(b: RowBuilder, meta: object) -> None:
     if isinstance(trigger, str):
         said.append(f"trigger {trigger}")
     b.text("microcompaction: " + ", ".join(w for w in said if w), style=p.dim, limit=2)
+    compaction_rows(b, before=False)
     analysis = b.ctx.analysis
     if not isinstance(analysis, SessionAnalysis):
         return
@@ -682,7 +753,11 @@ def build_codex(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         head = Text("compacted", style=p.heading)
         head.append("  a summary replaced the history before this line", style=p.dim)
         b.head(head)
-        b.text(str(pl.get("message", "")), limit=3)
+        compaction_rows(b)
+        message = pl.get("message")
+        said = isinstance(message, str) and message
+        if said and not summary_fold(b, str(message), "its summary (message)"):
+            b.text(str(message))
         history = pl.get("replacement_history")
         if isinstance(history, list):
             b.text(
@@ -750,10 +825,12 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         else:
             role = str(item.get("role", "?"))
             b.head(Text(visible(role), style=p.role(role)))
+        lifetime_rows(b)
         for text in texts_of(item.get("content")):
             b.text(text)
     elif itype == "reasoning":
         b.head(Text("reasoning", style=p.dim))
+        lifetime_rows(b)
         summary = texts_of(item.get("summary"))
         for text in summary:
             b.text(text, style=p.dim, limit=REASONING_ROWS)
@@ -763,6 +840,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         head = Text("compaction", style=p.heading)
         head.append("  a remote compaction replaced the history before this line", style=p.dim)
         b.head(head)
+        compaction_rows(b, summary=False)
         b.text(COMPACTION_ENCRYPTED, style=p.warning, limit=2)
     elif itype in ("function_call", "custom_tool_call", "local_shell_call"):
         if b.count_only:
@@ -773,6 +851,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
             call = visible(short_id(str(item.get("call_id", "")), 24))
             head.append(f"  call {call}", style=p.dim)
             b.head(head)
+        lifetime_rows(b)
         b.text(clip(call_arguments(item)), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
     elif isinstance(itype, str) and itype in OUTPUT_TYPES:
         if b.count_only:
@@ -782,6 +861,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
             call = visible(short_id(str(item.get("call_id", "")), 24))
             head.append(f"  of {call}", style=p.dim)
             b.head(head)
+        lifetime_rows(b)
         for _, base, text in output_parts(item.get("output")):
             _notice_text(b, base, text)
     else:
@@ -859,4 +939,12 @@ def preview_bytes(site: SpillSite, head: bytes) -> int:
     return seen
 
 
-__all__: Sequence[str] = ("build_foreign", "preview_bytes", "spill_rows", "spill_words")
+__all__: Sequence[str] = (
+    "build_foreign",
+    "compaction_rows",
+    "lifetime_rows",
+    "preview_bytes",
+    "spill_rows",
+    "spill_words",
+    "summary_fold",
+)

@@ -623,6 +623,8 @@ class TranscriptView(ScrollView, can_focus=True):
             return
         showing_model = self.showing_model
         line = self._cursor_line()
+        # An expanded block says where its message lived, which the analysis decides.
+        lines = lines | {k.block + 1 for k in self.expansion.block_keys() if k.view == "file"}
         self.model_doc = self._model_document(self.model_call)
         if showing_model:
             self.show_document(self.model_doc, line)
@@ -1255,7 +1257,8 @@ class TranscriptView(ScrollView, can_focus=True):
         source = self.doc.source
         if not found and expand and isinstance(source, FileSource):
             line = source.line_of(b)
-            if source.folded(line):  # a hit in a folded record: shown on its own rows
+            folded = source.folded(line) or any(r.kind == "fold" for r in block.text_rows())
+            if folded:  # a hit in a folded record or summary: shown on its own rows
                 self.set_folded(line, unfold=True, only=True)
                 block = self.doc.block(b)
                 found = [i for i, row in block.own_rows() if match(row)]
@@ -1292,7 +1295,7 @@ class TranscriptView(ScrollView, can_focus=True):
 
     #: Row kinds that hold only the viewer's words (or an inline artifact's rows).
     SEARCH_SKIPS: ClassVar[frozenset[str]] = frozenset(
-        {"more", "finding", "finding-wrap", "bigline", "art-head", "art", "art-end"}
+        {"more", "finding", "finding-wrap", "bigline", "art-head", "art", "art-end", "note"}
     )
     #: Seconds between a search's progress messages.
     SEARCH_POST_SECONDS: ClassVar[float] = 0.2

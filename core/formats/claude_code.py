@@ -341,6 +341,7 @@ class ClaudePass:
             self.response = response
         self.replacements.extend(b.replacements)
         self.microcompactions.extend(b.microcompactions)
+        a.branches.extend(b.branches)
 
     def _settled(self, fork: Branch) -> Branch:
         """A branch's facts that were the lines' before its batch, from this pass as it is
@@ -367,6 +368,7 @@ class ClaudePass:
             a.sites[i] = replace(site, tool=ctx.tool, bash=ctx.bash)
         self._replace(named)
         self._microcompactions()
+        a.branches.sort()
         a.sites.sort(key=lambda s: (s.line, s.offset))
         a.findings = problem_findings(a.problems)
         for site in a.sites:
@@ -460,6 +462,7 @@ class ClaudePass:
                 if note[0] == BRANCH:
                     if at is not None and not self._parents(at, note[1]):
                         words.append(note[1].words(at))
+                        self.analysis.branches.append((line, at))
                 else:
                     words.append(compaction_words(note[1], at))
             if words:

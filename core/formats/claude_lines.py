@@ -592,6 +592,8 @@ class ClaudeBatch:
     links: dict[int, Path] = field(default_factory=dict)
     microcompactions: list[MicrocompactRecord] = field(default_factory=list)
     """Each `microcompact_boundary` line's record, in order (its ids resolved by the fold)."""
+    branches: list[tuple[int, int]] = field(default_factory=list)
+    """(line, its parent's line) of each branch the batch found alone (`SessionAnalysis`)."""
     calls: CallRun = field(default_factory=CallRun)
     """The model calls the batch's lines begin, and what the context gained between them.
     A call is a response (the assistant lines sharing `message.id` and `requestId`); its
@@ -657,6 +659,7 @@ def map_claude(
                         notes = (notes or []) + [(BRANCH, fork)]
                     elif not fork.parented_by(*turns.get(at, (None, ()))):
                         notes = (notes or []) + [fork.words(at)]
+                        b.branches.append((line, at))
             uuids[uuid] = line
             previous = uuid
             error = line if kind == "system" and obj.subtype == API_ERROR else None

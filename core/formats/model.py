@@ -200,6 +200,10 @@ class SessionAnalysis:
     replacement's line (what the model saw instead, markers or none)."""
     microcompactions: list[Microcompaction] = field(default_factory=list)
     """Each microcompaction the file records, in order (Claude Code 2.1.9+)."""
+    branches: list[tuple[int, int]] = field(default_factory=list)
+    """Claude Code: (line, its parent's line) of each line that branches from an earlier
+    line than the one before it (a rewind, retry or fork), in file order: the lines
+    between were left behind (`core.lifetime`)."""
     calls: ModelCalls = field(default_factory=ModelCalls)
     """Every model call, with the size of its context where the file records it, and every
     compaction (`core.calls`)."""

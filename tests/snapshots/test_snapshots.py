@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from _pilot import settle
-from _real_shapes import parallel_session
+from _real_shapes import context_session, parallel_session
 from _runs import BADGE_CASES, line
 from _screen_apps import SCREEN_SIZE, T0, ScreenApp, orphans_app
 from _sessions import ClaudeSession
@@ -522,3 +522,27 @@ class TestCallContext:
             await settle(pilot)
 
         assert snap_compare(TranscriptApp(path), terminal_size=SIZE, run_before=at_the_call)
+class TestWhereEachMessageLived:
+    """Issue 27 in the file view: a session whose calls record their sizes."""
+
+    def test_a_spilled_result_expanded_and_a_compaction_in_place(
+        self, snap_compare: Any, tmp_path: Path
+    ) -> None:
+        """Enter on the spilled Grep result (line 7): which calls had it and what it cost
+        against its whole output; the compaction (line 11) with its trigger and the context
+        before and after; its summary one folded row."""
+        path = context_session(tmp_path / "projects" / "-Users-someone-proj")
+
+        async def expanded(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            view = screen_of(pilot).view
+            index = view.doc.source.index_of_line(7)
+            assert index is not None
+            view.set_cursor(view.doc.block_start(index))
+            await pilot.press("enter")
+            await settle(pilot)
+            view.scroll_to(y=0, animate=False, immediate=True)
+            await settle(pilot)
+
+        # Tall enough for the expanded result (its 2 KB preview whole) and the compaction.
+        assert snap_compare(TranscriptApp(path), terminal_size=(120, 84), run_before=expanded)

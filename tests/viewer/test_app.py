@@ -308,7 +308,9 @@ async def test_enter_expands_and_collapses_a_long_message(tmp_path: Path) -> Non
         assert "54 more lines (enter to expand)" in rows[more][1]
         screen.view.set_cursor(more)
         await pilot.press("enter")
-        assert len(rows_of(screen)) == len(rows) + 54 - 1
+        # Every line, and a row saying where the message lived (`core.lifetime`).
+        assert len(rows_of(screen)) == len(rows) + 54 - 1 + 1
+        assert [k for k, _ in rows_of(screen)].count("note") == 1
         await pilot.press("enter")
         assert len(rows_of(screen)) == len(rows)
 

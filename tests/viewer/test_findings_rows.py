@@ -235,8 +235,8 @@ async def test_a_compaction_says_which_lines_it_replaces() -> None:
     app = TranscriptApp(REFERENCE / "compaction.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        (head,) = [t for _, t in rows_of(_screen(app)) if "compaction" in t and "tokens" in t]
-        assert "replaces lines 3–5 · tokens" in head, head
+        (head,) = [t for k, t in rows_of(_screen(app)) if k == "head" and "compaction" in t]
+        assert "replaces lines 3–5" in head, head
         assert "replaces through" not in head
 
 
@@ -252,7 +252,7 @@ async def test_a_compaction_that_cuts_nothing_says_so(tmp_path: Path) -> None:
     app = TranscriptApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        (head,) = [t for _, t in rows_of(_screen(app)) if "tokens" in t]
+        (head,) = [t for k, t in rows_of(_screen(app)) if k == "head" and "compaction" in t]
         assert "replaces nothing: nobody-k… is not in the conversation" in head, head
 
 
