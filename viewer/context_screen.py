@@ -492,7 +492,7 @@ class ContextScreen(Screen[int | None]):
         values = self.fills.values
         self.selected = max(range(len(values)), key=values.__getitem__)
         self._show_selected()
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_selected())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
 
     def _title(self) -> Text:
         calls = self.calls
@@ -594,6 +594,14 @@ class ContextScreen(Screen[int | None]):
         self.items = None
         self._show_items()
         self._read_items(self.selected)
+
+    def _restyle(self) -> None:
+        """A new theme: draw the styled text again in its colours (the items are kept)."""
+        if self.calls:
+            call = self.calls.call(self.selected, self.window)
+            self.query_one("#context-details", Static).update(self._details(call))
+            self._show_items()
+            self.ruler.refresh()
 
     def _details(self, call: ModelCall) -> Text:
         """The selected call's figures, each with where it comes from."""

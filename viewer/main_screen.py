@@ -810,6 +810,7 @@ class TranscriptScreen(Screen[None]):
             return
         if self.view.showing_model:
             self.action_toggle_view()
+        # The model view at that call (`TranscriptView.show_call_context`) is to take its place.
         self.view.go_to_line(analysis.calls.lines[index])
 
     def action_toggle_view(self) -> None:

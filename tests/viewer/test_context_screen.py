@@ -193,6 +193,29 @@ async def test_enter_goes_to_the_calls_line_in_the_file_view(tmp_path: Path) -> 
 
 
 @sync
+async def test_an_estimated_size_says_so_wherever_it_is_shown(tmp_path: Path) -> None:
+    """A session whose file records no usage: every size is an estimate, and the title,
+    the call's size and its fill say so."""
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("What is in src/?")
+    s.tool_use("toolu_1", "Bash", {"command": "ls src"})
+    s.tool_result("toolu_1", "main.rs\nlib.rs\n" * 50)
+    s.assistant({"type": "text", "text": "Two files."}, msg_id="msg_2", request="req_2")
+    app = TranscriptApp(s.write())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot)
+        assert str(screen.query_one("#context-title").render()).endswith("all sizes estimated")
+        details = str(screen.query_one("#context-details").render())
+        call = screen.calls.call(screen.selected)
+        assert not call.recorded
+        assert f"~{call.tokens:,} tokens, estimate" in details
+        assert "(estimate)" in details.split("fill", 1)[1]
+        for line in details.splitlines():
+            if "~" in line:
+                assert "estimate" in line, line
+
+
+@sync
 async def test_no_calls_is_said(tmp_path: Path) -> None:
     s = ClaudeSession(tmp_path / "projects" / "p")
     s.user("Hello?")
