@@ -181,6 +181,7 @@ class CallItem:
 
     line: int
     role: str
+    """Who it is from, where the record says ("": a Codex item names none)."""
     chars: int
     """Its characters as the model got them (an estimate's basis)."""
     what: str
@@ -205,9 +206,15 @@ def _text_chars(value: object) -> int:
     return 0
 
 
-def _item(line: int, raw: bytes) -> CallItem:
+#: The records of each format that are sent to the model (Claude Code's conversation lines,
+#: Codex's response items and compactions, LLM::Agent's messages); the rest are the agent's.
+_SENT_KINDS = frozenset(("user", "assistant", "response_item", "compacted", "message"))
+
+
+def _item(line: int, raw: bytes) -> CallItem | None:
     """A transcript line as an item: what was sent of it (Claude Code's `message`, a Codex
-    or LLM::Agent `payload`; not the agent's own copy of an output), sized by its text."""
+    or LLM::Agent `payload`; not the agent's own copy of an output), sized by its text;
+    None for a record that is never sent."""
     try:
         obj = json.loads(raw)
     except ValueError:
@@ -215,10 +222,12 @@ def _item(line: int, raw: bytes) -> CallItem:
     if not isinstance(obj, dict):
         return CallItem(line, "?", len(raw), "not an object (sized by its length)")
     kind = str(obj.get("type", "?"))
+    if kind not in _SENT_KINDS:
+        return None
     sent = obj.get("message", obj.get("payload"))
     if not isinstance(sent, dict):
         return CallItem(line, kind, _text_chars(sent), kind)
-    role = str(sent.get("role") or kind)
+    role = str(sent.get("role") or "")
     what = str(sent.get("type") or kind)
     content = sent.get("content")
     if isinstance(content, list):
@@ -256,7 +265,7 @@ def items_of_call(
             continue
         budget -= length
         item = _item(line, transcript.raw_line(line))
-        if item.chars and item.role != "event_msg":  # Codex's UI events are never sent
+        if item is not None and item.chars:
             items.append(item)
     return items
 
@@ -417,6 +426,8 @@ class ContextScreen(Screen[int | None]):
         #context-details { height: auto; padding: 0 1; margin-top: 1; }
         #context-items {
             height: 1fr;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
             padding: 0 1;
             border-top: solid $primary 50%;
             border-title-color: $text-muted;
@@ -689,7 +700,8 @@ class ContextScreen(Screen[int | None]):
             body.append(f"line {item.line:>7,}  ")
             body.append(f"~{estimate_tokens(item.chars):>8,} tokens", estimate)
             body.append(f" (estimate, {item.chars:,} chars)  ", muted)
-            body.append_text(sanitize.text(f"{item.role} · {item.what}"))
+            what = f"{item.role} · {item.what}" if item.role else item.what
+            body.append_text(sanitize.text(what))
         pane.update(body)
 
     # -- leaving -------------------------------------------------------------------------------
