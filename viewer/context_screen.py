@@ -131,13 +131,21 @@ class Fills:
         tokens = [0] * count
         scales = [0] * count
         estimated = 0
+        # A call's window follows from its recorded window and its model alone: asked once
+        # a pair, not once a call (a gigabyte session has hundreds of thousands of calls).
+        known: dict[tuple[int, int], int] = {}
+        recorded, models = calls.windows, calls.models
         for i in range(count):
             size = calls.tokens[i]
             if size < 0:
                 size = estimate_tokens(calls.context_chars(i))
                 estimated += 1
             tokens[i] = size
-            scales[i] = calls.window_of(i, window)[0] or 0
+            key = (recorded[i], models[i])
+            scale = known.get(key)
+            if scale is None:
+                scale = known[key] = calls.window_of(i, window)[0] or 0
+            scales[i] = scale
         largest = max(tokens, default=0)
         fallback = max(scales, default=0)
         relative = fallback == 0

@@ -302,3 +302,22 @@ def test_an_estimate_is_counted_in_the_title(tmp_path: Path) -> None:
     assert fills.estimated == 1
     assert ContextScreen(transcript, analysis)._title().plain.endswith("1 size estimated")
     transcript.close()
+
+
+def test_each_call_is_drawn_against_its_own_window(tmp_path: Path) -> None:
+    """A recorded window, an assumed one (the model's), and none (an unknown model: drawn
+    against the largest window of the others); no window at all: against the largest call."""
+    transcript, analysis = _many_calls(tmp_path / "mixed.jsonl", 3)
+    calls = analysis.calls
+    calls.model_names[:] = ["claude-opus-4-6", "no-such-model"]
+    calls.windows[0], calls.models[0] = 100_000, 1
+    calls.windows[1], calls.models[1] = -1, 0
+    calls.windows[2], calls.models[2] = -1, 1
+    calls.tokens[0], calls.tokens[1], calls.tokens[2] = 50_000, 250_000, 500_000
+    fills = Fills.of(calls)
+    assert fills.values == [0.5, 0.25, 0.5] and not fills.relative and fills.top == 1.0
+    for i in range(3):
+        calls.windows[i], calls.models[i] = -1, 1
+    fills = Fills.of(calls)
+    assert fills.relative and fills.values == [0.1, 0.5, 1.0] and fills.largest == 500_000
+    transcript.close()
