@@ -18,6 +18,12 @@ example has each truncation notice (lines omitted, bytes, characters, tokens,
 text items, with and without `Total output lines:` and the token warning) and a
 clean output.
 
+Both record what each model call was sent, as the agents do (`record_claude_usage`,
+`record_codex_token_counts`): the sizes are made up, but grow with the
+conversation as a real session's do (a fixed part for the system prompt and tool
+definitions, which no file holds, plus the conversation so far), drop after the
+compaction, and the compaction's `preTokens` is the call before it and its response.
+
 Deterministic (fixed ids and timestamps); rerun only to change them:
 
     .venv/bin/python examples/make_agent_examples.py
@@ -34,14 +40,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from _sessions import (  # noqa: E402
+    CLAUDE_UNSEEN,
     ClaudeSession,
     claude_preview,
     codex_chars_truncated,
     codex_line,
     codex_lines_omitted,
+    made_up_tokens,
     mcp_marker,
     numbered,
     persisted_marker,
+    record_claude_usage,
     saved_marker,
     write_codex_rollout,
 )
@@ -63,6 +72,54 @@ def build_log() -> str:
     rows = [f"   Compiling crate-{i:03d} v0.{i % 9}.{i % 4}" for i in range(900)]
     rows.append("error[E0308]: mismatched types --> src/main.rs:42:17")
     return "\n\n" + "\n".join(rows) + "\n"
+
+
+#: The same for Codex: its instructions and tool definitions.
+CODEX_UNSEEN = 9_216
+#: gpt-5-codex's window, as Codex records it in `token_count`.
+CODEX_WINDOW = 272_000
+
+
+def record_codex_token_counts(path: Path, unseen: int = CODEX_UNSEEN) -> None:
+    """Write a `token_count` event after each model call of a rollout, as Codex does
+    (CODEX.md): `last_token_usage.input_tokens` the context the call was sent (its
+    cached part in `cached_input_tokens`), `total_token_usage` the session's sum so far,
+    and `model_context_window`. A call is a run of the model's items; its event comes
+    after the last of them, before the input that answers it."""
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    out: list[dict[str, object]] = []
+    conversation = previous = 0
+    total = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0,
+             "reasoning_output_tokens": 0, "total_tokens": 0}  # fmt: skip
+    model_items = ("function_call", "reasoning", "custom_tool_call")
+
+    def by_model(row: dict[str, object]) -> bool:
+        payload = row.get("payload")
+        if row.get("type") != "response_item" or not isinstance(payload, dict):
+            return False
+        kind = payload.get("type")
+        return kind in model_items or (kind == "message" and payload.get("role") == "assistant")
+
+    size = 0
+    for i, row in enumerate(rows):
+        if by_model(row) and (not out or not by_model(out[-1])):
+            size = unseen + conversation  # a call begins: what it was sent
+        out.append(row)
+        if row.get("type") == "response_item":
+            conversation += made_up_tokens(row["payload"])
+        if by_model(row) and (i + 1 == len(rows) or not by_model(rows[i + 1])):
+            answer = 12 + size % 97
+            last = {"input_tokens": size, "cached_input_tokens": previous,
+                    "output_tokens": answer, "reasoning_output_tokens": answer // 3,
+                    "total_tokens": size + answer}  # fmt: skip
+            for key, value in last.items():
+                total[key] += value
+            info = {"total_token_usage": dict(total), "last_token_usage": last,
+                    "model_context_window": CODEX_WINDOW}  # fmt: skip
+            payload = {"type": "token_count", "info": info, "rate_limits": None}
+            out.append({"timestamp": row["timestamp"], "type": "event_msg", "payload": payload})
+            previous = size
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in out), "utf-8")
 
 
 def _progress(s: ClaudeSession, kind: str, tool_id: str, n: int) -> None:
@@ -114,7 +171,8 @@ def claude(root: Path) -> Path:
             **s._base("system"),
             "subtype": "compact_boundary",
             "content": "Conversation compacted",
-            "compactMetadata": {"trigger": "auto", "preTokens": 155000},
+            # `preTokens`: the call before and its response (`record_claude_usage`).
+            "compactMetadata": {"trigger": "manual", "preTokens": 0},
             "logicalParentUuid": s.lines[-1]["uuid"],
         }
     )
@@ -176,6 +234,8 @@ def claude(root: Path) -> Path:
         s.tool_use(f"toolu_2{i}CFG", "Read", {"file_path": f"conf/{n}.toml"}, msg_id="msg_20")
         for i, n in enumerate(("app", "db", "log"))
     ]
+    for call in calls:  # one response: one request
+        call["requestId"] = "req_msg_20"
     for i, call in enumerate(calls):
         for hook in range(3):
             _progress(s, "hook_progress", f"toolu_2{i}CFG", hook)
@@ -207,8 +267,8 @@ def claude(root: Path) -> Path:
             "content": "Context microcompacted",
             "microcompactMetadata": {
                 "trigger": "auto",
-                "preTokens": 71221,
-                "tokensSaved": 34078,
+                "preTokens": 0,  # both set by `record_claude_usage`
+                "tokensSaved": 0,
                 "compactedToolIds": ["toolu_07MINI", "toolu_20CFG"],
                 "clearedAttachmentUUIDs": [],
             },
@@ -216,6 +276,8 @@ def claude(root: Path) -> Path:
     )
     s.raw({**s._base("system"), "subtype": "turn_duration", "durationMs": 41250})
     s.raw({"type": "summary", "summary": "Event Handlers And Build Fix", "leafUuid": "x"})
+    record_claude_usage(s.lines)
+    record_claude_usage(sub.lines, unseen=CLAUDE_UNSEEN // 3)  # a subagent's own prompt
     path = s.write()
     sub.write()
     results = s.tool_results
@@ -259,6 +321,7 @@ def codex(root: Path) -> Path:
         fh.write(
             json.dumps(codex_line("event_msg", {"type": "token_count", "info": None}, 59)) + "\n"
         )
+    record_codex_token_counts(path)
     return path
 
 

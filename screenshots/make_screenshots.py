@@ -124,6 +124,13 @@ async def parallel_batch(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+async def context_window(pilot: Pilot[Any]) -> None:
+    """The context screen (`w`): the fill of every call's window, its compaction and spills,
+    the fullest call selected with its biggest items."""
+    await pilot.press("w")
+    await settle(pilot)
+
+
 #: The synthetic Claude Code session and Codex rollout (examples/make_agent_examples.py).
 CLAUDE = "claude/projects/-Users-someone-proj/5f0c2a9e-1111-4222-8333-444455556666.jsonl"
 CODEX = (
@@ -143,6 +150,7 @@ SHOTS: list[tuple[str, str, Script]] = [
     ("claude-session", CLAUDE, first_problem),
     ("claude-sidecar", CLAUDE, landing),
     ("claude-parallel-batch", CLAUDE, parallel_batch),
+    ("claude-context", CLAUDE, context_window),
     ("claude-sessions", "claude", nothing),
     ("codex-rollout", CODEX, first_marker),
 ]

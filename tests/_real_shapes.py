@@ -3,6 +3,9 @@
 `parallel_session`: one response calling three tools, written as three assistant
 lines sharing a message id, each result parented on the line holding its own
 call, `progress` lines among them (CLAUDE_CODE.md, "Parallel tool calls").
+
+`filling_session`: a session whose context fills its window until Claude Code
+compacts it, its `message.usage` on every response (CLAUDE_CODE.md, "Token usage").
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from _sessions import ClaudeSession, codex_line, numbered
+from _sessions import ClaudeSession, codex_line, numbered, record_claude_usage
 
 
 def _progress(s: ClaudeSession, kind: str, tool_id: str, n: int) -> None:
@@ -174,3 +177,34 @@ def codex_compacted_rollout(path: Path) -> Path:
     add("event_msg", _codex_token_count(1_000))
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
     return path
+
+
+def filling_session(root: Path, *, before: int = 24, after: int = 8) -> Path:
+    """Reads of big files until the context nears its window (every fourth result spilled,
+    its preview all the model saw), an auto compaction, then `after` small reads; every
+    response records its usage (`record_claude_usage`), so every size is recorded."""
+    s = ClaudeSession(root)
+    s.user("Read every module and tell me how the parts fit together.")
+    for i in range(before):
+        tid = f"toolu_{i:02d}READ"
+        if i % 4 == 3:
+            s.spill(tid, numbered(900), name="Read")
+        else:
+            s.tool_use(tid, "Read", {"file_path": f"src/module_{i:02d}.py"})
+            s.tool_result(tid, numbered(470))
+    boundary = s.raw({**s._base("system"), "subtype": "compact_boundary",
+                      "content": "Conversation compacted",
+                      "compactMetadata": {"trigger": "auto", "preTokens": 0},
+                      "logicalParentUuid": s.lines[-1]["uuid"]})  # fmt: skip
+    boundary["parentUuid"] = None
+    summary = s.user("This session is being continued from a previous conversation. "
+                     "Summary: the modules form three layers ...")  # fmt: skip
+    summary["isCompactSummary"] = True
+    s.user("Now draw the layers.")
+    for i in range(after):
+        tid = f"toolu_{i:02d}LAYER"
+        s.tool_use(tid, "Read", {"file_path": f"docs/layer_{i}.md"})
+        s.tool_result(tid, numbered(40 + 20 * i))
+    s.assistant({"type": "text", "text": "Three layers: ..."}, msg_id="msg_end")
+    record_claude_usage(s.lines)
+    return s.write()

@@ -61,6 +61,8 @@ class Owner(Enum):
     """`FileView`, the artifact screen's rows (`viewer.fileview`)."""
     HELP = "help"
     """`HelpScreen` (`viewer.screens.help`)."""
+    CONTEXT = "context"
+    """`ContextScreen`: the fill of every model call's window (`viewer.context_screen`)."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,11 @@ KEYS: Final[tuple[Key, ...]] = (
     Key("o", "orphans", _S, "Orphans",
         help="orphaned artifacts (files no line names)",
         command=Command("Orphans", "Files in the artifact directory that no line names")),
+    Key("w", "context_window", _S, "Context", show=False,
+        help="the context window: how full it was at every model call, compactions and "
+             "cut outputs marked; enter on a call goes to it",
+        command=Command("Context window",
+                        "How full the model's context was at every call, and what filled it")),
     Key("m", "toggle_view", _S, "Model",
         help="switch between the file view and the model view (what the model is sent next)",
         command=Command("Switch view",
@@ -274,6 +281,16 @@ OTHER_KEYS: Final[tuple[Key, ...]] = (
     Key("end,G", "scroll_end", Owner.FILE_VIEW, "End", help=SAME_ROW),
     Key("escape,q", "close", Owner.ARTIFACT, "Back", help="back to where it was opened"),
     Key("escape,question_mark,q", "close", Owner.HELP, "Close", help="close the help"),
+    Key("left", "step(-1)", Owner.CONTEXT, "Previous", show=False,
+        help="the call before / after (a column of calls, when they outnumber the columns)"),
+    Key("right", "step(1)", Owner.CONTEXT, "Next", show=False, help=SAME_ROW),
+    Key("home", "first", Owner.CONTEXT, "First", show=False, help="the first / last call"),
+    Key("end", "last", Owner.CONTEXT, "Last", show=False, help=SAME_ROW),
+    Key("enter", "open", Owner.CONTEXT, "Open",
+        help="back to the transcript, at the selected call (a click on the chart selects one)"),
+    Key("question_mark", "help", Owner.CONTEXT, "Help", display="?",
+        help="the keys of this screen"),
+    Key("escape,q", "close", Owner.CONTEXT, "Back", help="back to the transcript"),
 )
 
 #: Where each of `OTHER_KEYS`' owners is met, for the README.
@@ -285,6 +302,7 @@ SCREEN_NAMES: Final[dict[Owner, str]] = {
     Owner.FILE_VIEW: "a file (an orphan, a long line)",
     Owner.ARTIFACT: "a file (an orphan, a long line)",
     Owner.HELP: "help (`?`)",
+    Owner.CONTEXT: "context window (`w`)",
 }
 
 

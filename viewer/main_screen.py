@@ -49,6 +49,7 @@ from transcript_view.core.transcript import Transcript, TranscriptError
 from transcript_view.core.verification import FileCheck, MarkerState, OrphanFile
 from transcript_view.viewer import pager, workers
 from transcript_view.viewer.context import AnalysisState
+from transcript_view.viewer.context_screen import ContextScreen
 from transcript_view.viewer.fileview import ArtifactScreen
 from transcript_view.viewer.footer import KeyFooter
 from transcript_view.viewer.header import NEW_LINES_META, TranscriptHeader, words_for
@@ -794,6 +795,24 @@ class TranscriptScreen(Screen[None]):
         if self.transcript is not None and not self.transcript.artifact_dir.is_dir():
             return f"No {folder} folder here: nothing was stored, or it was not copied along."
         return f"No orphaned artifacts: a line names every file in {folder}"
+
+    def action_context_window(self) -> None:
+        """The context screen: how full the model's context was at every call."""
+        analysis = self.analysis
+        if analysis is None or self.transcript is None:
+            self._say("The context window is ready once the transcript has been read.")
+            return
+        self.app.push_screen(ContextScreen(self.transcript, analysis), self._open_call)
+
+    def _open_call(self, index: int | None) -> None:
+        """Enter on the context screen: the chosen call, in the file view."""
+        analysis = self.analysis
+        if index is None or analysis is None or not 0 <= index < len(analysis.calls):
+            return
+        if self.view.showing_model:
+            self.action_toggle_view()
+        # The model view at that call (`TranscriptView.show_call_context`) is to take its place.
+        self.view.go_to_line(analysis.calls.lines[index])
 
     def action_toggle_view(self) -> None:
         """Switch between the file as written and the conversation the model is sent next."""

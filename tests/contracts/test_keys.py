@@ -23,6 +23,7 @@ from transcript_view import viewer
 from transcript_view.viewer import main_screen
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.commands import COMMANDS
+from transcript_view.viewer.context_screen import ContextScreen
 from transcript_view.viewer.fileview import ArtifactScreen, FileView
 from transcript_view.viewer.keys import (
     KEYS,
@@ -61,6 +62,7 @@ BOUND_BY: dict[Owner, type[object]] = {
     Owner.ARTIFACT: ArtifactScreen,
     Owner.FILE_VIEW: FileView,
     Owner.HELP: HelpScreen,
+    Owner.CONTEXT: ContextScreen,
 }
 
 #: `TranscriptScreen` actions that no key runs, and why they need neither a key nor a command.

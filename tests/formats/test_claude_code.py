@@ -458,7 +458,7 @@ def test_the_pass_tags_continued_responses_branches_compactions_and_subagents() 
     said = "\n".join(tags.values())
     assert "continues the response that starts on line 2" in tags[3]
     assert "branches from line" in said and "(a prompt sent again after a rewind)" in said
-    assert "compaction (auto); the conversation through line" in said
+    assert "compaction (manual); the conversation through line" in said
     assert "the compaction's summary" in said
     links = analysis.links
     assert list(links.values()) == [CLAUDE_SUBAGENT_EXAMPLE]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from _pilot import settle
-from _real_shapes import context_session, parallel_session
+from _real_shapes import context_session, filling_session, parallel_session
 from _runs import BADGE_CASES, line
 from _screen_apps import SCREEN_SIZE, T0, ScreenApp, orphans_app
 from _sessions import ClaudeSession
@@ -546,3 +546,25 @@ class TestWhereEachMessageLived:
 
         # Tall enough for the expanded result (its 2 KB preview whole) and the compaction.
         assert snap_compare(TranscriptApp(path), terminal_size=(120, 84), run_before=expanded)
+
+
+class TestContextWindow:
+    """Issue 27: `w`, the fill of every model call's window (a synthetic session that fills
+    its window until an auto compaction, usage on every response, six spilled reads)."""
+
+    @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80", "120"])
+    def test_the_chart_at_the_call_after_the_compaction(
+        self, snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+    ) -> None:
+        """The chart, its ruler (the compaction, the spills, the selection), the call after
+        the compaction with its figures, and its biggest items."""
+        path = filling_session(tmp_path / "projects" / "-Users-someone-proj")
+
+        async def context(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("w")
+            await settle(pilot)
+            await pilot.press("right")  # from the fullest call to the one after the compaction
+            await settle(pilot)
+
+        assert snap_compare(TranscriptApp(path), terminal_size=size, run_before=context)

@@ -51,7 +51,7 @@ async def test_a_claude_code_session_reads_as_the_conversation_the_model_saw() -
             "Claude Code's own record, not sent to the model",
             "continues the response that starts on line 2",
             "branches from line",
-            "compaction (auto); the conversation through line",
+            "compaction (manual); the conversation through line",
             "the compaction's summary: what the model continued from",
             "subagent transcript: subagents/agent-a1b2c3.jsonl",
             "thinking: Grep first",
@@ -59,7 +59,7 @@ async def test_a_claude_code_session_reads_as_the_conversation_the_model_saw() -
             "▸ 2 records: 1 file-history snapshot, 1 title — not sent to the model",
             "▸ 4 progress records: 3 hooks, 1 Bash — not sent to the model",
             "API error HTTP 529 overloaded_error: Overloaded; retry 1 of 10 after 1.2 s",
-            "microcompaction: 2 results cleared, 71,221 tokens in context before",
+            "microcompaction: 2 results cleared, 21,349 tokens in context before",
             "(a prompt sent again after a rewind)",
         ):
             assert words in text, words
