@@ -19,7 +19,6 @@ replace it.
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from textual.widgets import Sparkline, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.analysis import Analysis
+from transcript_view.core.call_context import ContextEntry, context_of_call
 from transcript_view.core.calls import ESTIMATE_RULE, ModelCall, ModelCalls, estimate_tokens
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.text import plural, visible
@@ -56,10 +56,6 @@ CHART_ROWS = 6
 GUTTER = 6
 #: The items listed under the selected call, biggest first.
 ITEMS_SHOWN = 8
-#: The longest line `items_of_call` reads; a longer one is sized by its length alone.
-PARSE_LIMIT = 1 << 20
-#: The bytes `items_of_call` reads for one call at most (the rest: by their lengths).
-SCAN_BYTES = 32 << 20
 
 COMPACTION_MARK = "◆"
 TICK_MARK = "╵"
@@ -183,103 +179,17 @@ class Fills:
 # -- the items of a call ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class CallItem:
-    """One item of a call's context: the shape `core.call_context.ContextEntry` has too."""
-
-    line: int
-    role: str
-    """Who it is from, where the record says ("": a Codex item names none)."""
-    chars: int
-    """Its characters as the model got them (an estimate's basis)."""
-    what: str
-
-
-#: Fields of a sent record that are not what the model reads as text (ids, names of kinds)
-#: or cannot be counted (a signature, a provider's encrypted content).
-_NOT_TEXT = frozenset(
-    ("id", "type", "role", "model", "call_id", "tool_use_id", "stop_reason", "signature",
-     "encrypted_content", "usage")
-)
-
-
-def _text_chars(value: object) -> int:
-    """The characters of the text in a record: every string, but ids and kinds."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, list):
-        return sum(_text_chars(v) for v in value)
-    if isinstance(value, dict):
-        return sum(_text_chars(v) for k, v in value.items() if k not in _NOT_TEXT)
-    return 0
-
-
-#: The records of each format that are sent to the model (Claude Code's conversation lines,
-#: Codex's response items and compactions, LLM::Agent's messages); the rest are the agent's.
-_SENT_KINDS = frozenset(("user", "assistant", "response_item", "compacted", "message"))
-
-
-def _item(line: int, raw: bytes) -> CallItem | None:
-    """A transcript line as an item: what was sent of it (Claude Code's `message`, a Codex
-    or LLM::Agent `payload`; not the agent's own copy of an output), sized by its text;
-    None for a record that is never sent."""
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        return CallItem(line, "?", len(raw), "not JSON (sized by its length)")
-    if not isinstance(obj, dict):
-        return CallItem(line, "?", len(raw), "not an object (sized by its length)")
-    kind = str(obj.get("type", "?"))
-    if kind not in _SENT_KINDS:
-        return None
-    sent = obj.get("message", obj.get("payload"))
-    if not isinstance(sent, dict):
-        return CallItem(line, kind, _text_chars(sent), kind)
-    role = str(sent.get("role") or "")
-    what = str(sent.get("type") or kind)
-    content = sent.get("content")
-    if isinstance(content, list):
-        blocks = [b for b in content if isinstance(b, dict) and b.get("type")]
-        kinds = [" ".join(str(b[k]) for k in ("type", "name") if k in b) for b in blocks]
-        if kinds:
-            what = ", ".join(dict.fromkeys(kinds))
-    elif isinstance(content, str):
-        what = "text"
-    name = sent.get("name")
-    if isinstance(name, str):
-        what += f" {name}"
-    return CallItem(line, role, _text_chars(sent), what)
-
-
 def items_of_call(
     transcript: Transcript, analysis: Analysis | SessionAnalysis, index: int
-) -> Sequence[CallItem]:
-    """The items of call `index` (0-based) the screen lists (it sorts them).
-
-    For now: the lines the context gained since the call before began (its response
-    among them), each sized by the text of what was sent of it; a line too long to read
-    here (`PARSE_LIMIT`), or past `SCAN_BYTES` of them, by its length in the file.
-    `core.call_context.context_of_call(transcript, analysis, index).entries` (the whole
-    context, as the model got it) is to take its place.
-    """
-    calls = analysis.calls
-    first = calls.lines[index - 1] if index > 0 else 1
-    items = []
-    budget = SCAN_BYTES
-    for line in range(first, calls.lines[index]):
-        length = transcript.line_length(line)
-        if length > PARSE_LIMIT or length > budget:
-            items.append(CallItem(line, "?", length, "not read here (sized by its length)"))
-            continue
-        budget -= length
-        item = _item(line, transcript.raw_line(line))
-        if item is not None and item.chars:
-            items.append(item)
-    return items
+) -> Sequence[ContextEntry]:
+    """The items of call `index` (0-based) the screen lists (it sorts them): the call's
+    whole context as the model got it, the core's one answer (`core.call_context`), the
+    same entries the model view at that call shows."""
+    return context_of_call(transcript, analysis, index).entries
 
 
-#: What the items under a call are, and how they are sized (said above the list).
-ITEMS_ARE = "added since the call before"
+#: What the list of items is, as its title says it.
+ITEMS_ARE = "in its context, as the model got them"
 
 # -- the widgets -----------------------------------------------------------------------------
 
@@ -453,7 +363,7 @@ class ContextScreen(Screen[int | None]):
         """Posted by the items worker: the items of call `index`, biggest first."""
 
         index: int
-        items: list[CallItem]
+        items: list[ContextEntry]
 
     def __init__(
         self,
@@ -471,7 +381,7 @@ class ContextScreen(Screen[int | None]):
         self.calls = analysis.calls
         self.window = window
         self.fills = Fills.of(self.calls, window)
-        self.items: list[CallItem] | None = None
+        self.items: list[ContextEntry] | None = None
         """The selected call's items (None while they are read)."""
         count = len(self.calls)
         lines = self.calls.lines

@@ -175,7 +175,7 @@ KEYS: Final[tuple[Key, ...]] = (
         command=Command("Orphans", "Files in the artifact directory that no line names")),
     Key("w", "context_window", _S, "Context", show=False,
         help="the context window: how full it was at every model call, compactions and "
-             "cut outputs marked; enter on a call goes to it",
+             "cut outputs marked; enter on a call shows its context",
         command=Command("Context window",
                         "How full the model's context was at every call, and what filled it")),
     Key("m", "toggle_view", _S, "Model",
@@ -287,7 +287,7 @@ OTHER_KEYS: Final[tuple[Key, ...]] = (
     Key("home", "first", Owner.CONTEXT, "First", show=False, help="the first / last call"),
     Key("end", "last", Owner.CONTEXT, "Last", show=False, help=SAME_ROW),
     Key("enter", "open", Owner.CONTEXT, "Open",
-        help="back to the transcript, at the selected call (a click on the chart selects one)"),
+        help="the model view at the selected call: what it was sent (a click on the chart selects one)"),
     Key("question_mark", "help", Owner.CONTEXT, "Help", display="?",
         help="the keys of this screen"),
     Key("escape,q", "close", Owner.CONTEXT, "Back", help="back to the transcript"),

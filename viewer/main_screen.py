@@ -805,14 +805,11 @@ class TranscriptScreen(Screen[None]):
         self.app.push_screen(ContextScreen(self.transcript, analysis), self._open_call)
 
     def _open_call(self, index: int | None) -> None:
-        """Enter on the context screen: the chosen call, in the file view."""
+        """Enter on the context screen: the model view at the chosen call."""
         analysis = self.analysis
         if index is None or analysis is None or not 0 <= index < len(analysis.calls):
             return
-        if self.view.showing_model:
-            self.action_toggle_view()
-        # The model view at that call (`TranscriptView.show_call_context`) is to take its place.
-        self.view.go_to_line(analysis.calls.lines[index])
+        self.show_call_context(index)
 
     def action_toggle_view(self) -> None:
         """Switch between the file as written and the conversation the model is sent next."""

@@ -289,7 +289,10 @@ def compaction_rows(b: RowBuilder, *, summary: bool = True, before: bool = True)
 def summary_fold(b: RowBuilder, text: str, what: str) -> bool:
     """A compaction's summary, folded by default (`viewer.folds`): one row that enter opens;
     unfolded, a heading that enter folds again, then the text. Returns whether it drew it
-    folded (nothing more to draw)."""
+    folded (nothing more to draw). Only in the file view: the model view of a call shows
+    the summary it starts from whole (it is what the model continued from)."""
+    if b.view != "file":
+        return False
     p = b.palette
     size = f"{plural(len(text), 'character')}"
     if b.ctx.folds(b.line) and not b.searched:

@@ -20,9 +20,11 @@ from _sessions import ClaudeSession
 from rich.console import Console
 from textual.renderables.sparkline import Sparkline as SparklineRenderable
 
+from transcript_view.core.call_context import context_of_call
 from transcript_view.core.calls import ModelCalls
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.transcript import Transcript
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.context_screen import (
@@ -121,7 +123,10 @@ async def test_w_opens_the_chart_at_the_fullest_call_with_its_marks(tmp_path: Pa
         details = str(screen.query_one("#context-details").render())
         assert "Call 24 of 33" in details and "169,658 tokens" in details
         assert "recorded (message.usage" in details and "fill 84.8 %" in details
-        assert screen.items is not None and screen.items[0].line == 47  # its big result
+        # Its whole context, biggest first: the unspilled reads of 470 lines tie (the first
+        # of equals leads); a spilled read's preview is smaller.
+        assert screen.items is not None and screen.items[0].line == 3
+        assert screen.items[0].chars == max(item.chars for item in screen.items)
         items = str(screen.query_one("#context-items").render())
         assert "estimate" in items
 
@@ -172,7 +177,7 @@ async def test_a_click_on_the_chart_selects_the_call_under_it(tmp_path: Path) ->
 
 
 @sync
-async def test_enter_goes_to_the_calls_line_in_the_file_view(tmp_path: Path) -> None:
+async def test_enter_opens_the_model_view_at_the_chosen_call(tmp_path: Path) -> None:
     app = TranscriptApp(filling_session(tmp_path / "projects" / "p"))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open(pilot)
@@ -181,16 +186,17 @@ async def test_enter_goes_to_the_calls_line_in_the_file_view(tmp_path: Path) -> 
         await settle(pilot)
         main = app.screen
         assert isinstance(main, TranscriptScreen)
-        row = main.view.current_row
-        assert row is not None and row.line == screen.calls.lines[31] == 67
+        assert main.view.showing_model and main.view.model_call == 31
+        line = screen.calls.lines[31]
+        assert main.header.view_name == (
+            f"model view: what the model was sent for call 32 (line {line})"
+        )
         await pilot.press("w")
         await settle(pilot)
         assert isinstance(app.screen, ContextScreen)
         await pilot.press("escape")  # back, nowhere new
         await settle(pilot)
-        assert app.screen is main and main.view.current_row is not None
-        assert main.view.current_row.line == 67
-
+        assert app.screen is main and main.view.model_call == 31
 
 @sync
 async def test_an_estimated_size_says_so_wherever_it_is_shown(tmp_path: Path) -> None:
@@ -287,12 +293,18 @@ async def test_ten_thousand_calls_are_one_chart_not_a_widget_each(tmp_path: Path
     transcript.close()
 
 
-def test_the_items_of_a_call_are_the_lines_since_the_call_before(tmp_path: Path) -> None:
-    transcript, analysis = _many_calls(tmp_path / "few.jsonl", 3)
-    items = items_of_call(transcript, analysis, 1)
-    assert [i.line for i in items] == [2, 3]  # the call before's line, then the input
-    assert all(i.chars == 1 for i in items)
-    transcript.close()
+def test_the_items_of_a_call_are_its_whole_context_as_the_core_says(tmp_path: Path) -> None:
+    """The list under the chart is the core's context of the call (the model view's
+    entries): after the compaction, its summary first and nothing from before it."""
+    path = filling_session(tmp_path / "projects" / "p")
+    with Transcript(path) as transcript:
+        transcript.build_index()
+        analysis = analyse_as(transcript, Format.CLAUDE_CODE)
+        last = len(analysis.calls) - 1
+        items = items_of_call(transcript, analysis, last)
+        assert tuple(items) == context_of_call(transcript, analysis, last).entries
+        boundary = analysis.calls.compactions[0].line
+        assert items[0].summary and all(item.line > boundary for item in items)
 
 
 def test_an_estimate_is_counted_in_the_title(tmp_path: Path) -> None:
