@@ -287,7 +287,8 @@ OTHER_KEYS: Final[tuple[Key, ...]] = (
     Key("home", "first", Owner.CONTEXT, "First", show=False, help="the first / last call"),
     Key("end", "last", Owner.CONTEXT, "Last", show=False, help=SAME_ROW),
     Key("enter", "open", Owner.CONTEXT, "Open",
-        help="the model view at the selected call: what it was sent (a click on the chart selects one)"),
+        help="the model view at the selected call: what it was sent "
+             "(a click on the chart selects one)"),
     Key("question_mark", "help", Owner.CONTEXT, "Help", display="?",
         help="the keys of this screen"),
     Key("escape,q", "close", Owner.CONTEXT, "Back", help="back to the transcript"),
