@@ -86,13 +86,32 @@ def usage(line: dict[str, object], tokens: int) -> dict[str, object]:
     over its three parts as Claude Code writes them (`output_tokens` is never read)."""
     message = line["message"]
     assert isinstance(message, dict)
+    creation = min(200, max(tokens - 3, 0))
     message["usage"] = {
         "input_tokens": 3,
-        "cache_read_input_tokens": tokens - 3 - 200,
-        "cache_creation_input_tokens": 200,
+        "cache_read_input_tokens": tokens - 3 - creation,
+        "cache_creation_input_tokens": creation,
         "output_tokens": 41,
     }
     return line
+
+
+def rewound_session(root: Path) -> tuple[ClaudeSession, dict[str, dict[str, Any]]]:
+    """A prompt, its answer; a second prompt answered, then rewound and asked again
+    otherwise (`p3`'s parent is the first answer): the session and its lines by name."""
+    s = ClaudeSession(root)
+    at: dict[str, dict[str, Any]] = {}
+    at["p1"] = s.user("fix the build")
+    at["a1"] = s.assistant({"type": "text", "text": "Looking."}, msg_id="m1", request="r1")
+    usage(at["a1"], 20_000)
+    at["p2"] = s.user("now the tests")
+    at["x"] = s.assistant({"type": "text", "text": "Abandoned answer."}, msg_id="m2", request="r2")
+    usage(at["x"], 20_100)
+    at["p3"] = s.user("no: the docs")
+    at["p3"]["parentUuid"] = at["a1"]["uuid"]  # the rewind: back to after the first answer
+    at["y"] = s.assistant({"type": "text", "text": "The docs, then."}, msg_id="m3", request="r3")
+    usage(at["y"], 20_050)
+    return s, at
 
 
 #: `context_session`'s summary: long enough to fill a screen if it were not folded.

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _real_shapes import rewound_session, usage
 from _runs import line as ref_line
 from _sessions import ClaudeSession, codex_line
 
@@ -40,15 +41,6 @@ def _context(path: Path, index: int | None) -> CallContext:
         return context_of_call(t, analysis, index)
 
 
-def _usage(line: dict[str, Any], size: int) -> None:
-    line["message"]["usage"] = {
-        "input_tokens": 3,
-        "cache_read_input_tokens": size - 3,
-        "cache_creation_input_tokens": 0,
-        "output_tokens": 9,
-    }
-
-
 def _number(s: ClaudeSession, obj: dict[str, Any]) -> int:
     return s.lines.index(obj) + 1
 
@@ -56,25 +48,8 @@ def _number(s: ClaudeSession, obj: dict[str, Any]) -> int:
 # -- Claude Code -----------------------------------------------------------------------------------
 
 
-def _rewound(root: Path) -> tuple[ClaudeSession, dict[str, dict[str, Any]]]:
-    """A prompt, its answer; a second prompt answered, then rewound and asked again."""
-    s = ClaudeSession(root)
-    at: dict[str, dict[str, Any]] = {}
-    at["p1"] = s.user("fix the build")
-    at["a1"] = s.assistant({"type": "text", "text": "Looking."}, msg_id="m1", request="r1")
-    _usage(at["a1"], 20_000)
-    at["p2"] = s.user("now the tests")
-    at["x"] = s.assistant({"type": "text", "text": "Abandoned answer."}, msg_id="m2", request="r2")
-    _usage(at["x"], 20_100)
-    at["p3"] = s.user("no: the docs")
-    at["p3"]["parentUuid"] = at["a1"]["uuid"]  # the rewind: back to after the first answer
-    at["y"] = s.assistant({"type": "text", "text": "The docs, then."}, msg_id="m3", request="r3")
-    _usage(at["y"], 20_050)
-    return s, at
-
-
 def test_a_rewound_branch_is_not_in_the_context(tmp_path: Path) -> None:
-    s, at = _rewound(tmp_path)
+    s, at = rewound_session(tmp_path)
     path = s.write()
     ctx = _context(path, 2)  # the call answering the re-asked prompt
     assert ctx.call is not None and ctx.call.line == _number(s, at["y"])
@@ -90,7 +65,7 @@ def test_a_rewound_branch_is_not_in_the_context(tmp_path: Path) -> None:
 
 
 def test_not_in_file_is_the_recorded_size_less_the_entries_estimate(tmp_path: Path) -> None:
-    s, at = _rewound(tmp_path)
+    s, at = rewound_session(tmp_path)
     ctx = _context(s.write(), 2)
     chars = len("fix the build") + len("Looking.") + len("no: the docs")
     assert ctx.chars == chars
@@ -108,8 +83,8 @@ def test_not_in_file_is_the_recorded_size_less_the_entries_estimate(tmp_path: Pa
 
 
 def test_never_negative(tmp_path: Path) -> None:
-    s, at = _rewound(tmp_path)
-    _usage(at["y"], 4)  # smaller than the file's own text: a figure, not a fact to subtract
+    s, at = rewound_session(tmp_path)
+    usage(at["y"], 4)  # smaller than the file's own text: a figure, not a fact to subtract
     assert _context(s.write(), 2).not_in_file == 0
 
 
@@ -126,7 +101,7 @@ def _compacted(root: Path) -> tuple[ClaudeSession, dict[str, dict[str, Any]]]:
     at["summary"] = s.user("This session is being continued from a previous conversation ...")
     at["summary"]["isCompactSummary"] = True
     at["after"] = s.assistant({"type": "text", "text": "Continuing."}, msg_id="m2", request="r2")
-    _usage(at["after"], 9_000)
+    usage(at["after"], 9_000)
     return s, at
 
 
@@ -151,7 +126,7 @@ def test_a_parallel_batch_is_one_turn_and_every_result(tmp_path: Path) -> None:
         msg_id="m2",
     )
     answer = s.assistant({"type": "text", "text": "Found."}, msg_id="m3", request="r3")
-    _usage(answer, 30_000)
+    usage(answer, 30_000)
     path = s.write()
     ctx = _context(path, 1)
     holders = [_number(s, x) for x in lines if x["type"] == "assistant"]
@@ -171,7 +146,7 @@ def test_a_spilled_result_is_its_marker_as_the_model_saw_it(tmp_path: Path) -> N
     s.user("search")
     marker = s.spill("toolu_01", "".join(f"row {i}\n" for i in range(3000)))
     answer = s.assistant({"type": "text", "text": "Many rows."}, msg_id="m9", request="r9")
-    _usage(answer, 12_000)
+    usage(answer, 12_000)
     ctx = _context(s.write(), 1)
     result = ctx.entries[-1]
     assert result.role == "tool" and result.chars == len(marker)
@@ -192,7 +167,7 @@ def test_a_result_microcompaction_cleared_is_said_to_be(tmp_path: Path) -> None:
     s.raw(micro)
     s.user("and again")
     later = s.assistant({"type": "text", "text": "Again."}, msg_id="m6", request="r6")
-    _usage(later, 8_000)
+    usage(later, 8_000)
     path = s.write()
     # Before the microcompaction, the call had the result whole.
     before = _context(path, 1)

@@ -9,6 +9,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+import _real_shapes as shapes
 from _pilot import settle, sync
 from _runs import line as ref_line
 from _screen import SIZE, assert_counting_matches_building
@@ -39,25 +40,9 @@ def _lines(screen: TranscriptScreen) -> list[int]:
     return [source.line_of(i) for i in range(1, source.available())]
 
 
-def _usage(line: dict[str, Any], size: int) -> None:
-    line["message"]["usage"] = {"input_tokens": 3, "cache_read_input_tokens": size - 3,
-                                "cache_creation_input_tokens": 0, "output_tokens": 9}  # fmt: skip
-
-
 def rewound_session(root: Path) -> tuple[Path, dict[str, int]]:
-    """A prompt answered; a second prompt answered, rewound, and asked again otherwise."""
-    s = ClaudeSession(root)
-    at: dict[str, dict[str, Any]] = {}
-    at["p1"] = s.user("fix the build")
-    at["a1"] = s.assistant({"type": "text", "text": "Looking."}, msg_id="m1", request="r1")
-    _usage(at["a1"], 20_000)
-    at["p2"] = s.user("now the tests")
-    at["x"] = s.assistant({"type": "text", "text": "Abandoned answer."}, msg_id="m2", request="r2")
-    _usage(at["x"], 20_100)
-    at["p3"] = s.user("no: the docs")
-    at["p3"]["parentUuid"] = at["a1"]["uuid"]  # the rewind
-    at["y"] = s.assistant({"type": "text", "text": "The docs, then."}, msg_id="m3", request="r3")
-    _usage(at["y"], 20_050)
+    """`_real_shapes.rewound_session`, written: its path and its lines' numbers by name."""
+    s, at = shapes.rewound_session(root)
     path = s.write()
     return path, {k: s.lines.index(v) + 1 for k, v in at.items()}
 
