@@ -34,14 +34,9 @@ from transcript_view.core.calls import (
     FOLDS,
     INHERITED,
     ROW_FORMAT,
-    SOURCE,
-    TOKENS,
-    WINDOW,
     CallFold,
     CallRun,
     Compaction,
-    row_field,
-    set_row_field,
 )
 from transcript_view.core.decoding import Measure, Measured, decode_line, decoded_lines
 from transcript_view.core.formats.batches import (
@@ -345,19 +340,6 @@ def compacted(raw: bytes, line: int, offset: int) -> tuple[Compaction, list[int]
     ]
 
 
-def token_figure(info: object) -> tuple[int, int] | None:
-    """A `token_count` event's record of the last call: the size of its context and its
-    window (-1: not recorded); None for an event with no `info` (only the rate limits)."""
-    if type(info) is not TokenInfo:
-        return None
-    usage = info.last_token_usage
-    tokens = usage.input_tokens if type(usage) is TokenUsage else None
-    if type(tokens) is not int or tokens < 0:
-        return None
-    window = info.model_context_window
-    return tokens, window if type(window) is int and window > 0 else -1
-
-
 @dataclass(slots=True, eq=False)
 class CodexBatch:
     """What the fold needs of lines `first` to `last` (made by `map_codex`)."""
@@ -392,13 +374,17 @@ def map_codex(
     # The model calls (`core.calls.CallRun`, written inline): a row each, and the items
     # (every item but a ghost snapshot) before each, their characters and the biggest.
     run = b.calls
-    rows, add_row, pack, model_index = run.rows, run.rows.extend, ROW_FORMAT.pack, run.model_index
+    add_row, pack, model_index = run.rows.extend, ROW_FORMAT.pack, run.model_index
     items = context = started = 0
     big_line = big_chars = reset_at = -1
     model = INHERITED
     head: object = None
     target: object = FOLDS  # the row a recorded size goes to (FOLDS: the fold's; None: none)
     state: object = FOLDS  # whether a call's response is open (FOLDS: as the batch before left it)
+    # The last call's row is packed when the next begins (or the batch ends), with the
+    # size its `token_count` recorded: one `pack` a call, no field written back.
+    pending: tuple[int, int, int, int, int, int] | None = None
+    figure: tuple[int, int] | None = None
     lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, offset, raw, obj in lines:
         envelopes += 1
@@ -412,16 +398,19 @@ def map_codex(
             if kind == "event_msg":
                 info = item.info
                 if type(info) is TokenInfo and item.type == "token_count":
-                    figure = token_figure(info)
-                    if figure is not None:
+                    # The size of the last call's context and its window (CODEX.md: exact).
+                    usage = info.last_token_usage
+                    tokens = usage.input_tokens if type(usage) is TokenUsage else None
+                    if type(tokens) is int and tokens >= 0:
                         state = False  # the call it follows is over
-                        if type(target) is int:
-                            if row_field(rows, target, TOKENS) < 0:
-                                set_row_field(rows, target, TOKENS, figure[0])
-                                set_row_field(rows, target, SOURCE, CODEX_TOKEN_COUNT)
-                                set_row_field(rows, target, WINDOW, figure[1])
-                        elif target is FOLDS and run.head_figure is None:
-                            run.head_figure = (figure[0], CODEX_TOKEN_COUNT, figure[1])
+                        if figure is None or type(target) is not int:
+                            window = info.model_context_window
+                            if type(window) is not int or window <= 0:
+                                window = -1
+                            if type(target) is int:  # the first count after a call is its own
+                                figure = (tokens, window)
+                            elif target is FOLDS and run.head_figure is None:
+                                run.head_figure = (tokens, CODEX_TOKEN_COUNT, window)
             elif kind == "turn_context":
                 name = item.model
                 if type(name) is str and name:
@@ -470,7 +459,9 @@ def map_codex(
             if item.role != "assistant":
                 state = False  # an input
             elif state is not True:  # the model's: a response begins
-                add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
+                if pending is not None:
+                    _flush(add_row, pack, pending, figure)
+                pending, figure = (line, model, context, items, big_line, big_chars), None
                 items, big_line, big_chars = 0, -1, -1
                 target = started
                 started += 1
@@ -479,7 +470,9 @@ def map_codex(
                 state = True
         elif what in MODEL_ITEMS:
             if state is not True:  # a response begins
-                add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
+                if pending is not None:
+                    _flush(add_row, pack, pending, figure)
+                pending, figure = (line, model, context, items, big_line, big_chars), None
                 items, big_line, big_chars = 0, -1, -1
                 target = started
                 started += 1
@@ -509,12 +502,30 @@ def map_codex(
         context += chars
         if chars > big_chars:
             big_line, big_chars = line, chars
+    if pending is not None:
+        _flush(add_row, pack, pending, figure)
     run.items, run.big_line, run.big_chars, run.chars = items, big_line, big_chars, context
     run.reset_at, run.head, run.end, run.model = reset_at, head, state, model
     run.takes_figure = True if type(target) is int else False if target is None else None
     b.envelopes = envelopes
     b.types = dict(Counter(kinds))
     return b
+
+
+def _flush(
+    add_row: Callable[[bytes], None],
+    pack: Callable[..., bytes],
+    pending: tuple[int, int, int, int, int, int],
+    figure: tuple[int, int] | None,
+) -> None:
+    """Pack a call's row (`core.calls.ROW_FORMAT`'s order), with its recorded size."""
+    line, model, context, items, big_line, big_chars = pending
+    if figure is None:
+        add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
+    else:
+        tokens, window = figure
+        add_row(pack(line, model, tokens, CODEX_TOKEN_COUNT, context, window, items, big_line,
+                     big_chars))  # fmt: skip
 
 
 def _tool_of(item: Payload, kind: str) -> str:
