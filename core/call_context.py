@@ -23,9 +23,10 @@ by each format's own rule of what a request carries (`../shared/spec`):
   or after that line, that is the start of the whole file's replay; otherwise
   the lines before it are replayed again.
 
-What no format records, the system prompt and the tool definitions, is said
-once: where the call's size is recorded, the tokens it implies beyond what the
-file holds (the recorded size less an estimate of the entries' characters,
+What the file does not record is said once: the tool definitions, and but for an
+LLM::Agent transcript (which records it as a `system` message) the system prompt.
+Where the call's size is recorded, with the tokens it implies beyond what the file
+holds (the recorded size less an estimate of the entries' characters,
 `core.calls.estimate_tokens`, never below 0, and always called an estimate).
 
 Only the lines a call needs are read: from its last compaction to its response
@@ -69,8 +70,11 @@ __all__ = [
 CLEARED_TEXT = "[Old tool result content cleared]"
 #: What a compaction whose summary the provider encrypted is, in words.
 ENCRYPTED_SUMMARY = "summary not readable: encrypted by the provider"
-#: What the file never holds of a request.
+#: What the file never holds of a request (Claude Code, Codex, and an LLM::Agent
+#: transcript with no system message).
 NOT_IN_FILE = "system prompt and tool definitions"
+#: What an LLM::Agent transcript that records its system prompt still does not hold.
+NOT_IN_FILE_WITH_PROMPT = "tool definitions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +131,14 @@ class CallContext:
     """LLM::Agent: the replay as of the call (the model view draws it)."""
     problems: tuple[str, ...] = ()
     """What could not be followed (a chain whose parent is not in the file, a replay's)."""
+    system_line: int | None = None
+    """LLM::Agent: the line of the system prompt the call was sent (the reference
+    records it as a `system` message), so only the tool definitions are missing."""
+
+    @property
+    def unrecorded(self) -> str:
+        """What of the request the file does not hold, in words, for this format."""
+        return NOT_IN_FILE if self.system_line is None else NOT_IN_FILE_WITH_PROMPT
 
     @property
     def estimate(self) -> int:
@@ -171,16 +183,21 @@ class CallContext:
 
     def not_in_file_words(self) -> str:
         """What the file never holds, said once, with the size the usage implies for it."""
+        prompt = (
+            ""
+            if self.system_line is None
+            else f"; the system prompt is in it (line {self.system_line:,}) and counted"
+        )
         if self.not_in_file is None:
             return (
-                f"The {NOT_IN_FILE} are not in the file and not counted "
-                "(the size is an estimate of what the file holds)."
+                f"The {self.unrecorded} are not in the file and not counted "
+                f"(the size is an estimate of what the file holds{prompt})."
             )
         assert self.call is not None
         return (
-            f"about {self.not_in_file:,} tokens not in the file: {NOT_IN_FILE} "
+            f"about {self.not_in_file:,} tokens not in the file: {self.unrecorded} "
             f"(an estimate: the recorded {self.call.tokens:,} less ~{self.estimate:,} "
-            "for the entries' characters / 4)"
+            f"for the entries' characters / 4{prompt})"
         )
 
 
@@ -219,6 +236,9 @@ def context_of_call(
     else:
         made, compaction, problems = _claude(transcript, analysis, stop)
         chars, replay = sum(e.chars for e in made), None
+    system_line = None
+    if replay is not None and (first := replay.first_of_role("system")) is not None:
+        system_line = replay.line_at(first)
     not_in_file = None
     if call is not None and call.recorded:
         not_in_file = max(call.tokens - estimate_tokens(chars), 0)
@@ -232,6 +252,7 @@ def context_of_call(
         line=stop,
         replay=replay,
         problems=tuple(problems),
+        system_line=system_line,
     )
 
 

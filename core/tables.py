@@ -544,6 +544,19 @@ class Replay(_Rows[ReplayEntry]):
             line, role, bool(flags & _STICKY), summary, self._stubs.get((line, summary))
         )
 
+    def first_of_role(self, role: str) -> int | None:
+        """The index of the first entry of `role` (a `system` prompt, say), or None.
+
+        One pass over the flags column in C (`bytes.translate` then `find`): the
+        context of a call asks it of a replay of millions of entries.
+        """
+        if role not in ROLE_CODES:
+            return None
+        code = ROLE_CODES[role]
+        table = bytes(1 if b & 7 == code else 0 for b in range(256))
+        at = self._flags.tobytes().translate(table).find(1)
+        return None if at < 0 else at
+
     def line_at(self, index: int) -> int:
         """The source line of entry `index`."""
         return self._lines[index]

@@ -357,6 +357,38 @@ def test_an_llm_agent_call_without_later_edits_takes_the_start_of_the_replay(
 
 
 
+def test_an_llm_agent_system_prompt_is_in_the_file_so_only_tools_are_missing(
+    tmp_path: Path,
+) -> None:
+    """The reference records the system prompt as a message: the words say only the tool
+    definitions are missing, and name the prompt's line; without one, both are."""
+    usage = {"prompt-tokens": 900}
+    lines = [
+        ref_line(1, "message", {"role": "system", "content": "S" * 40, "sticky": True}),
+        ref_line(2, "message", {"role": "user", "content": "U" * 100}),
+        ref_line(3, "message", {"role": "assistant", "content": "A" * 20, "usage": usage}),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(lines), "utf-8")
+    with Transcript.open(path) as t:
+        a = analyse(t)
+        ctx = context_of_call(t, a, 0)
+        assert ctx.system_line == 1 and ctx.unrecorded == "tool definitions"
+        assert ctx.not_in_file == 900 - estimate_tokens(140)
+        words = ctx.not_in_file_words()
+        assert f"about {ctx.not_in_file:,} tokens not in the file: tool definitions " in words
+        assert "system prompt is in it (line 1)" in words
+        bare = context_of_call(t, a, None)  # the next call: an estimate
+        assert "The tool definitions are not in the file and not counted" in (
+            bare.not_in_file_words()
+        )
+    path.write_text("".join(lines[1:]), "utf-8")
+    with Transcript.open(path) as t:
+        ctx = context_of_call(t, analyse(t), 0)
+        assert ctx.system_line is None
+        assert "not in the file: system prompt and tool definitions" in ctx.not_in_file_words()
+
+
 def test_a_result_replaced_at_request_time_is_the_replacement(tmp_path: Path) -> None:
     """A `content-replacement` records the exact string the model got for a result."""
     s = ClaudeSession(tmp_path)
