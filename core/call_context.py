@@ -7,9 +7,11 @@ by each format's own rule of what a request carries (`../shared/spec`):
   response is on: its `parentUuid` chain, back to the last `compact_boundary`
   (whose `parentUuid` is null), so a rewound branch's lines are not in it. A
   parallel batch's results hang off the lines of their own `tool_use`s, beside
-  the chain: a result answering a `tool_use` of the chain, parented on that
-  line, is in it too, and so is a line of a response of the chain. The
-  agent's own records are never sent; a response written over several lines
+  the chain: a line the pass found parented on its own step
+  (`SessionAnalysis.sides`) whose parent is in it is in it too, and so is a
+  later line of the response its parent is part of. The agent's own records are
+  never sent, and a line parented on one goes on from the conversation line
+  before it (the pass's rule, which `core.lifetime` follows); a response written over several lines
   (one `message.id`) is one turn; a result a `microcompact_boundary` cleared
   before the call is said to be cleared (the model got
   `[Old tool result content cleared]`), every other result is the line's text,
@@ -467,12 +469,20 @@ def _claude_nodes(t: Transcript, start: int, stop: int) -> tuple[dict[str, _Node
     problems: list[LineProblem] = []
     if stop < start:
         return nodes, order
+    records: set[str] = set()  # the uuids of Claude Code's own records (progress, …)
+    previous: str | None = None  # the last conversation line's uuid
     for line, _, _, obj in decoded_lines(t.raw_chunks(start, stop), _claude_decode, cl.Line,
                                          problems):  # fmt: skip
         uuid, kind = obj.uuid, obj.type
         if type(uuid) is not str or type(kind) is not str:
             continue
+        if kind not in cl.CONVERSATION:
+            records.add(uuid)
+            continue
         parent = obj.parentUuid if type(obj.parentUuid) is str else None
+        if parent in records:  # the pass's rule: it goes on from the conversation line before
+            parent = previous
+        previous = uuid
         node = _Node(line, kind, parent)
         if kind in ("user", "assistant"):
             node.msg_id = _msg_id(obj) if kind == "assistant" else None
@@ -539,18 +549,21 @@ def _claude(
         if head_line < compaction.line:
             compaction = _last_reset(boundaries, head_line)
     # Beside the chain: a parallel batch's results and the other lines of its responses.
+    # Which lines hang off their own step is the pass's rule (`SessionAnalysis.sides`),
+    # which `core.lifetime` follows too.
     included: set[str] = set(chain)
-    responses = {nodes[u].msg_id for u in chain if nodes[u].msg_id is not None}
+    sides = analysis.sides
     for uuid in order:
         node = nodes[uuid]
         if uuid in included or node.line > last or node.kind not in ("user", "assistant"):
             continue
-        parent = nodes.get(node.parent) if node.parent is not None else None
-        if parent is None or node.parent not in included:
+        if node.parent is None or node.parent not in included:
             continue
-        same_response = node.kind == "assistant" and node.msg_id in responses
-        answers_parent = bool(node.answers) and all(a in parent.calls for a in node.answers)
-        if (same_response and node.msg_id is not None) or answers_parent:
+        # A later line of its parent's response (the request carries the whole response).
+        same_response = node.msg_id is not None and node.msg_id == nodes[node.parent].msg_id
+        i = bisect_left(sides, (node.line, 0))
+        beside = i < len(sides) and sides[i][0] == node.line
+        if same_response or beside:
             included.add(uuid)
     cleared: dict[int, dict[str, int]] = {}
     for micro in analysis.microcompactions:

@@ -25,9 +25,15 @@ Only the exact cost reads lines: those between the two calls around the line.
 Known limits, said where they show: an LLM::Agent message an elision stubbed is
 counted as in context until a compaction drops it (its stub is what stays); a
 Codex `compacted` record's `replacement_history` may carry a copy of a message
-it dropped (the copy is the compaction's line, not the message's); a Claude
-Code line on a branch a rewind abandoned is known only where the analysis
-records the branch (`SessionAnalysis.branches`).
+it dropped (the copy is the compaction's line, not the message's).
+
+Claude Code's rule is the chain of parents, the one `core.call_context` walks to
+list a call's context: the pass records where the chain does not go on to the
+line before (`SessionAnalysis.branches`: rewinds, retries, forks, lines that name
+no parent; `sides`: a batch's results hung off their own calls), so a line can
+leave at a rewind and come back when a later branch goes on from after it
+("calls 9–13 and 22"). Where a chain names a parent the file does not hold, the
+model view says so and the lifetime takes the line before as its parent.
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from transcript_view.core.call_context import call_at_line
 from transcript_view.core.calls import Compaction, ModelCalls, estimate_tokens
 from transcript_view.core.envelopes import Compaction as CompactionEnvelope
 from transcript_view.core.envelopes import Message
@@ -72,6 +79,10 @@ __all__ = [
 #: How a lifetime ended (`Lifetime.end`).
 STILL, NEVER, COMPACTED, CLEARED, REWOUND = "still", "never", "compaction", "cleared", "rewind"
 
+#: Where a Claude Code chain of parents goes at a jump, when not to a line (`Lifetimes`).
+_ROOT, _RESET, _CLEARED = 0, -1, -2
+_END = {_ROOT: REWOUND, _RESET: COMPACTED, _CLEARED: CLEARED}
+
 #: The most lines the exact cost reads between two calls: past it, an estimate.
 COST_SCAN_LINES = 2_000
 
@@ -93,12 +104,28 @@ class Lifetime:
     end_line: int | None = None
     """The line that ended it (the compaction, microcompaction or rewind)."""
     branched_from: int | None = None
-    """For a rewind: the line the conversation went on from."""
+    """For a rewind: the line the conversation went on from (0: a line that names no
+    parent, where the chain of parents starts over)."""
+    spans: tuple[tuple[int, int], ...] = ()
+    """Claude Code: the runs of calls that had it, (first, last), when there are several
+    (a later branch went on from a line after it and brought it back); () when one run
+    (`first`–`last`)."""
 
     @property
     def calls(self) -> int:
         """How many calls had it."""
+        if self.spans:
+            return sum(last - first + 1 for first, last in self.spans)
         return self.last - self.first + 1 if self.first is not None and self.last else 0
+
+    def _span_words(self) -> str:
+        """"calls 12–57 (46 calls)", "call 3 (1 call)", "calls 9–13 and 22 (6 calls)"."""
+        runs = self.spans or ((self.first or 0, self.last or 0),)
+        if len(runs) == 1 and runs[0][0] == runs[0][1]:
+            return f"call {runs[0][0]:,} (1 call)"
+        said = [f"{a:,}" if a == b else f"{a:,}–{b:,}" for a, b in runs]
+        listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+        return f"calls {listed} ({self.calls:,} calls)"
 
     def words(self) -> str:
         """"in context for calls 12–57 (46 calls); left at the compaction on line 3,210"."""
@@ -109,11 +136,7 @@ class Lifetime:
             if self.end == REWOUND:
                 return f"never sent: its branch was left on line {self.end_line:,} before any call"
             return f"never sent: {why} came before any call"
-        span = (
-            f"call {self.first:,} (1 call)"
-            if self.first == self.last
-            else f"calls {self.first:,}–{self.last:,} ({self.calls:,} calls)"
-        )
+        span = self._span_words()
         if self.end == STILL:
             return f"in context for {span}; still in context at the last call"
         if self.end == CLEARED:
@@ -129,6 +152,8 @@ class Lifetime:
             return f"the microcompaction on {at}"
         if self.end == REWOUND:
             back = self.branched_from
+            if back == 0:
+                return f"{at}, where the conversation started over (the line names no parent)"
             went = f"went back to line {back:,}" if back is not None else "branched"
             return f"{at}, where the conversation {went} (a rewind, retry or fork)"
         return f"the compaction on {at}"
@@ -140,7 +165,6 @@ def lifetime(
     *,
     drops: Sequence[int] | None = None,
     cleared_at: int | None = None,
-    abandoned_at: tuple[int, int] | None = None,
 ) -> Lifetime:
     """Which calls had `line` in their context: from the first call after it to the last one
     before whatever removed it.
@@ -151,7 +175,6 @@ def lifetime(
         drops: the sorted lines of the compactions that drop it (default: every compaction
             that starts the context over, `Compaction.resets`).
         cleared_at: the microcompaction that cleared it, if one did.
-        abandoned_at: (the rewind's line, the line it went on from) if its branch was left.
     """
     if drops is None:
         drops = [c.line for c in calls.compactions if c.resets]
@@ -163,8 +186,6 @@ def lifetime(
         end, end_line = COMPACTED, drops[at]
     if cleared_at is not None and cleared_at > line and (end_line is None or cleared_at < end_line):
         end, end_line = CLEARED, cleared_at
-    if abandoned_at is not None and (end_line is None or abandoned_at[0] < end_line):
-        end, end_line, back = REWOUND, abandoned_at[0], abandoned_at[1]
     stop = bisect_left(lines, end_line) if end_line is not None else len(lines)
     if first >= stop:
         return Lifetime(line, None, None, NEVER if end_line is None else end, end_line, back)
@@ -480,8 +501,15 @@ class Lifetimes:
     cleared: Mapping[int, int]
     """Claude Code: a cleared result's line -> the first microcompaction that cleared it."""
     branches: tuple[tuple[int, int], ...]
-    """Claude Code: (a rewind's line, the line it went on from), in file order."""
+    """Claude Code: (a rewind's line, the line it went on from; 0: none), in file order."""
     sites: Mapping[int, list[Any]]
+    sides: tuple[tuple[int, int], ...] = ()
+    """Claude Code: (a line beside its batch, the line it hangs off), in file order."""
+    _jump_cache: list[tuple[list[int], list[int]]] = field(
+        default_factory=list, repr=False, compare=False
+    )
+    _analysis: tuple[SessionAnalysis, ...] = field(default=(), repr=False, compare=False)
+    """Claude Code: the analysis, to find the response a line is part of."""
 
     @classmethod
     def of(
@@ -509,6 +537,8 @@ class Lifetimes:
                 cleared,
                 tuple(sorted(analysis.branches)),
                 sites,
+                tuple(sorted(analysis.sides)),
+                _analysis=(analysis,) if analysis.format is Format.CLAUDE_CODE else (),
             )
         return cls(
             calls, Format.REFERENCE, (), dict(analysis.compactions), {}, (), sites
@@ -516,29 +546,115 @@ class Lifetimes:
 
     def at(self, line: int, *, kept: bool = False) -> Lifetime:
         """`line`'s lifetime; `kept`: an LLM::Agent message no compaction drops (sticky)."""
+        if self.format is Format.CLAUDE_CODE:
+            return self._on_chains(line)
         drops: Sequence[int] = self.drops
         if self.format is Format.REFERENCE:
             drops = () if kept else self._dropping(line)
-        return lifetime(
-            self.calls,
-            line,
-            drops=drops,
-            cleared_at=self.cleared.get(line),
-            abandoned_at=self._abandoned(line),
-        )
+        return lifetime(self.calls, line, drops=drops, cleared_at=self.cleared.get(line))
 
     def _dropping(self, line: int) -> list[int]:
         """The LLM::Agent compactions that replaced `line` (a few: compactions are rare)."""
         return sorted(at for at, (lo, hi) in self.spans.items() if lo <= line <= hi and at > line)
 
-    def _abandoned(self, line: int) -> tuple[int, int] | None:
-        """The first rewind after `line` that went on from a line before it."""
-        branches = self.branches
-        for at in range(bisect_right(branches, (line, 1 << 62)), len(branches)):
-            where, parent = branches[at]
-            if parent < line:
-                return where, parent
-        return None
+    def _jumps(self) -> tuple[list[int], list[int]]:
+        """Claude Code: every line where the chain of parents does not go on to the line
+        before, in order, with where it goes instead: a line (a branch, or a line beside
+        its batch), `_ROOT` (the line names no parent) or `_RESET` (a compaction)."""
+        if self._jump_cache:
+            return self._jump_cache[0]
+        to: dict[int, int] = {}
+        for line, parent in (*self.branches, *self.sides):
+            to[line] = parent if parent > 0 else _ROOT
+        for line in self.drops:
+            to[line] = _RESET
+        lines = sorted(to)
+        made = (lines, [to[n] for n in lines])
+        self._jump_cache.append(made)
+        return made
+
+    def _carried(self, target: int) -> list[tuple[int, bool, int]]:
+        """Claude Code: for the calls after `target`, whether their request carried it, as
+        a step function of the call's response line: (from line, carried, the jump there).
+
+        A request carries what the chain of parents of its response's parent holds
+        (`core.call_context` walks that chain). Between two jumps the chain runs line by
+        line, so whether a line on the run after jump `e` carries `target` is whether
+        `e`'s parent did: known already, the jumps being visited in order (each a
+        bisection, never a walk back along the chain).
+        """
+        lines, parents = self._jumps()
+        start = bisect_right(lines, target)
+        seen = lines[start:]
+        held: list[bool] = []
+        steps: list[tuple[int, bool, int]] = [(target + 1, True, 0)]
+        for k, parent in enumerate(parents[start:]):
+            if parent < target:  # a root, a compaction, or a line before it: not carried
+                holds = False
+            else:
+                e = bisect_right(seen, parent, 0, k) - 1
+                holds = held[e] if e >= 0 else True
+            held.append(holds)
+            steps.append((seen[k], holds, parent))
+        return steps
+
+    def _on_chains(self, line: int) -> Lifetime:
+        """Claude Code: the calls whose request carried `line`, by the chain of parents
+        (`_carried`); a line beside its batch is carried also where its parent is."""
+        # A request carries a line on its chain, a line beside its batch when it carries
+        # the line it hangs off, and a response's later line when it carries the response
+        # (its first line): whatever carries any of these carries `line`.
+        targets, todo = {line}, [line]
+        while todo:
+            for up in (self._side_parent(todo[-1]), self._response_head(todo.pop())):
+                if up is not None and up not in targets:
+                    targets.add(up)
+                    todo.append(up)
+        steps = self._carried(line)
+        for up in sorted(targets - {line}):
+            steps = _either(steps, _after(self._carried(up), line))
+        cleared = self.cleared.get(line)
+        if cleared is not None and cleared > line:
+            steps = [s for s in steps if s[0] < cleared] + [(cleared, False, _CLEARED)]
+        calls = self.calls.lines
+        runs: list[tuple[int, int]] = []
+        end, end_line, back = STILL, None, None
+        for i, (at, carried, why) in enumerate(steps):
+            hi = steps[i + 1][0] if i + 1 < len(steps) else None
+            if carried:
+                a = bisect_left(calls, at)
+                b = bisect_left(calls, hi) if hi is not None else len(calls)
+                if a < b:
+                    if runs and runs[-1][1] == a:
+                        runs[-1] = (runs[-1][0], b)
+                    else:
+                        runs.append((a + 1, b))
+                end, end_line, back = STILL, None, None
+            elif i and steps[i - 1][1]:
+                end, end_line = _END.get(why, REWOUND), at
+                back = why if why >= 0 else None
+        if not runs:
+            return Lifetime(line, None, None, NEVER if end == STILL else end, end_line, back)
+        return Lifetime(
+            line, runs[0][0], runs[-1][1], end, end_line, back, tuple(runs) if len(runs) > 1 else ()
+        )
+
+    def _response_head(self, line: int) -> int | None:
+        """The first line of the response `line` is a later line of (Claude Code), or None."""
+        analysis = self._analysis[0] if self._analysis else None
+        if analysis is None:
+            return None
+        index = call_at_line(analysis, line)
+        if index is None:
+            return None
+        head = self.calls.lines[index]
+        return head if head < line else None
+
+    def _side_parent(self, line: int) -> int | None:
+        """The line a line beside its batch hangs off (`SessionAnalysis.sides`), or None."""
+        sides = self.sides
+        i = bisect_left(sides, (line, 0))
+        return sides[i][1] if i < len(sides) and sides[i][0] == line else None
 
     def cost(self, transcript: Transcript, line: int) -> Cost:
         """What `line` cost (`cost`), with a spilled or cut result's whole output beside it."""
@@ -560,6 +676,35 @@ class Lifetimes:
         if transcript is not None:
             said += " · " + self.cost(transcript, line).words()
         return said
+
+
+def _after(steps: list[tuple[int, bool, int]], line: int) -> list[tuple[int, bool, int]]:
+    """A step function of `Lifetimes._carried` from the line after `line` on (the calls
+    before a line cannot carry it, whatever carries the line it hangs off)."""
+    i = bisect_right(steps, line + 1, key=lambda s: s[0])
+    if i == 0:
+        return steps
+    return [(line + 1, steps[i - 1][1], 0), *steps[i:]]
+
+
+def _either(
+    a: list[tuple[int, bool, int]], b: list[tuple[int, bool, int]]
+) -> list[tuple[int, bool, int]]:
+    """Two step functions of `Lifetimes._carried` joined: carried where either carries it
+    (before its first step, a function carries nothing)."""
+    points = sorted({p for p, _, _ in a} | {p for p, _, _ in b})
+    out: list[tuple[int, bool, int]] = []
+    for p in points:
+        value = False
+        why = 0
+        for steps in (a, b):
+            i = bisect_right(steps, p, key=lambda s: s[0]) - 1
+            if i >= 0:
+                value = value or steps[i][1]
+                if steps[i][0] == p:
+                    why = steps[i][2]
+        out.append((p, value, why))
+    return out
 
 
 # -- compactions in place ------------------------------------------------------------------------

@@ -331,6 +331,8 @@ class ClaudePass:
         self.uuids.add(b.uuid_keys, b.uuid_lines)
         self.tools.add(b.tool_keys, b.tool_lines)
         self.results.add(b.result_keys, b.result_lines)
+        if b.first_root is not None and self.previous_uuid is not None:
+            a.branches.append((b.first_root, 0))  # not the file's first line: a root
         if b.last_uuid is not None:
             self.previous_uuid = b.last_uuid
             self.previous_error = b.last_error
@@ -342,6 +344,7 @@ class ClaudePass:
         self.replacements.extend(b.replacements)
         self.microcompactions.extend(b.microcompactions)
         a.branches.extend(b.branches)
+        a.sides.extend(b.sides)
 
     def _settled(self, fork: Branch) -> Branch:
         """A branch's facts that were the lines' before its batch, from this pass as it is
@@ -369,6 +372,7 @@ class ClaudePass:
         self._replace(named)
         self._microcompactions()
         a.branches.sort()
+        a.sides.sort()
         a.sites.sort(key=lambda s: (s.line, s.offset))
         a.findings = problem_findings(a.problems)
         for site in a.sites:
@@ -463,6 +467,8 @@ class ClaudePass:
                     if at is not None and not self._parents(at, note[1]):
                         words.append(note[1].words(at))
                         self.analysis.branches.append((line, at))
+                    elif at is not None:
+                        self.analysis.sides.append((line, at))
                 else:
                     words.append(compaction_words(note[1], at))
             if words:

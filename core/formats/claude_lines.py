@@ -594,6 +594,12 @@ class ClaudeBatch:
     """Each `microcompact_boundary` line's record, in order (its ids resolved by the fold)."""
     branches: list[tuple[int, int]] = field(default_factory=list)
     """(line, its parent's line) of each branch the batch found alone (`SessionAnalysis`)."""
+    first_root: int | None = None
+    """The batch's first line with a uuid, when it names no parent: a root of the chain
+    unless it is the file's first (the fold decides)."""
+    sides: list[tuple[int, int]] = field(default_factory=list)
+    """(line, its parent's line) of each line parented beside the line before it, on a
+    line of its own step (`SessionAnalysis.sides`)."""
     calls: CallRun = field(default_factory=CallRun)
     """The model calls the batch's lines begin, and what the context gained between them.
     A call is a response (the assistant lines sharing `message.id` and `requestId`); its
@@ -649,17 +655,29 @@ def map_claude(
         notes: list[Note] | None = None
         if type(uuid) is str:
             parent = obj.parentUuid
-            if type(parent) is str and parent != previous and parent != obj.sourceToolAssistantUUID:
-                fork = branch(obj, kind, parent, response, error)
-                if previous is LATER:
-                    notes = (notes or []) + [(FIRST_BRANCH, fork)]
-                elif previous is not None:
+            if type(parent) is not str:  # no parent: the chain of parents starts over here
+                if previous is LATER:  # the file's first line, or a root after a batch's
+                    b.first_root = line
+                else:
+                    b.branches.append((line, 0))
+            elif parent != previous:
+                if parent == obj.sourceToolAssistantUUID:  # a result beside its batch
                     at = uuids.get(parent)
-                    if at is None:
-                        notes = (notes or []) + [(BRANCH, fork)]
-                    elif not fork.parented_by(*turns.get(at, (None, ()))):
-                        notes = (notes or []) + [fork.words(at)]
-                        b.branches.append((line, at))
+                    if at is not None:
+                        b.sides.append((line, at))
+                else:
+                    fork = branch(obj, kind, parent, response, error)
+                    if previous is LATER:
+                        notes = (notes or []) + [(FIRST_BRANCH, fork)]
+                    elif previous is not None:
+                        at = uuids.get(parent)
+                        if at is None:
+                            notes = (notes or []) + [(BRANCH, fork)]
+                        elif not fork.parented_by(*turns.get(at, (None, ()))):
+                            notes = (notes or []) + [fork.words(at)]
+                            b.branches.append((line, at))
+                        else:
+                            b.sides.append((line, at))
             uuids[uuid] = line
             previous = uuid
             error = line if kind == "system" and obj.subtype == API_ERROR else None

@@ -202,8 +202,16 @@ class SessionAnalysis:
     """Each microcompaction the file records, in order (Claude Code 2.1.9+)."""
     branches: list[tuple[int, int]] = field(default_factory=list)
     """Claude Code: (line, its parent's line) of each line that branches from an earlier
-    line than the one before it (a rewind, retry or fork), in file order: the lines
-    between were left behind (`core.lifetime`)."""
+    line than the one before it (a rewind, retry or fork), and (line, 0) of each line
+    that names no parent (the chain starts over there, as at a `compact_boundary`), in
+    file order. With the compactions, the chain of parents of any line (what a request
+    carried) is these jumps and the runs of lines between them (`core.lifetime`)."""
+    sides: list[tuple[int, int]] = field(default_factory=list)
+    """Claude Code: (line, its parent's line) of each line whose parent is not the line
+    before it but a line of its own step (`Branch.parented_by`): a parallel batch's
+    result parented on its own `tool_use` line, a response's line on an earlier one of
+    the same response. A request carries such a line when it carries its parent
+    (`core.call_context`, `core.lifetime`)."""
     calls: ModelCalls = field(default_factory=ModelCalls)
     """Every model call, with the size of its context where the file records it, and every
     compaction (`core.calls`)."""

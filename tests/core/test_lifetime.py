@@ -26,6 +26,7 @@ from _sessions import ClaudeSession, codex_line
 
 import transcript_view.core.transcript as transcript_module
 from transcript_view.core.analysis import Analysis
+from transcript_view.core.call_context import context_of_call
 from transcript_view.core.calls import estimate_tokens
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.model import SessionAnalysis
@@ -178,6 +179,60 @@ def test_a_line_on_a_branch_a_rewind_left_is_not_in_the_later_calls(tmp_path: Pa
         # The lines the conversation went on from stay.
         assert _span(lives.at(1)) == (1, 4, "still", None)
         assert first["message"]["content"] == "write a poem"
+
+
+def test_a_line_a_later_branch_goes_back_through_is_in_context_again(tmp_path: Path) -> None:
+    """A rewind leaves a line; a later one that goes on from after it brings it back: the
+    lifetime is two runs of calls, as the model view at each call has it."""
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("write a poem")  # 1
+    usage(s.assistant({"type": "text", "text": "Roses…"}, msg_id="m1"), 1_000)  # 2: call 1
+    s.user("make it longer")  # 3
+    usage(s.assistant({"type": "text", "text": "Roses, longer…"}, msg_id="m2"), 1_100)  # 4
+    back = s.user("make it shorter")  # 5: back to line 2, leaving 3 and 4
+    back["parentUuid"] = s.lines[1]["uuid"]
+    usage(s.assistant({"type": "text", "text": "Roses."}, msg_id="m3"), 1_050)  # 6: call 3
+    again = s.user("no, the longer one")  # 7: on from line 4 again
+    again["parentUuid"] = s.lines[3]["uuid"]
+    usage(s.assistant({"type": "text", "text": "Roses, longer…"}, msg_id="m4"), 1_200)  # 8
+    t, a = _analyse(s.write())
+    with t:
+        assert isinstance(a, SessionAnalysis)
+        assert a.branches == [(5, 2), (7, 4)]
+        life = Lifetimes.of(a).at(3)
+        assert life.spans == ((2, 2), (4, 4)) and life.calls == 2 and life.end == "still"
+        assert life.words() == (
+            "in context for calls 2 and 4 (2 calls); still in context at the last call"
+        )
+        assert [3 in held for held in _holding(t, a)] == [False, True, False, True]
+
+
+def test_a_line_that_names_no_parent_starts_the_context_over(tmp_path: Path) -> None:
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    s.user("write a poem")  # 1
+    usage(s.assistant({"type": "text", "text": "Roses…"}, msg_id="m1"), 1_000)  # 2: call 1
+    fresh = s.user("start again")  # 3: no parent
+    fresh["parentUuid"] = None
+    usage(s.assistant({"type": "text", "text": "Again."}, msg_id="m2"), 900)  # 4: call 2
+    t, a = _analyse(s.write())
+    with t:
+        assert isinstance(a, SessionAnalysis)
+        assert a.branches == [(3, 0)]  # the file's first line is no such line
+        life = Lifetimes.of(a).at(1)
+        assert _span(life) == (1, 1, "rewind", 3)
+        assert life.words() == (
+            "in context for call 1 (1 call); left at line 3, where the conversation "
+            "started over (the line names no parent)"
+        )
+        assert [1 in held for held in _holding(t, a)] == [True, False]
+
+
+def _holding(t: Transcript, a: SessionAnalysis) -> list[set[int]]:
+    """Each call's context's lines (`core.call_context`), for the lifetime to agree with."""
+    return [
+        {n for e in context_of_call(t, a, i).entries for n in e.all_lines}
+        for i in range(len(a.calls))
+    ]
 
 
 def test_a_compaction_row_says_its_trigger_and_the_context_before_and_after(

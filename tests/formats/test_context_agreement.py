@@ -51,18 +51,7 @@ SESSIONS: dict[str, Callable[[Path], Path]] = {
 }
 
 
-#: Where the two still disagree (issue 27, left open): random Claude Code sessions hold
-#: compact boundaries that keep a parent, rewinds to a record, broken lines in a chain;
-#: the chain walk and the bisect read those differently. Strict: a fix must remove it.
-_DISAGREE = pytest.mark.xfail(
-    strict=True, reason="chain walk and lifetime differ on malformed Claude Code chains"
-)
-
-
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=_DISAGREE) if n.startswith("random claude") else n for n in SESSIONS],
-)
+@pytest.mark.parametrize("name", list(SESSIONS))
 def test_every_line_a_calls_context_holds_lived_through_that_call(
     tmp_path: Path, name: str
 ) -> None:
@@ -84,3 +73,34 @@ def test_every_line_a_calls_context_holds_lived_through_that_call(
                     assert span.first <= number <= span.last, (line, number, span)
                     checked += 1
         assert checked or not len(analysis.calls)
+
+
+@pytest.mark.parametrize("name", list(SESSIONS))
+def test_every_call_a_lines_lifetime_names_holds_it(tmp_path: Path, name: str) -> None:
+    """The converse: the calls a line's lifetime names are the calls whose context holds
+    it, no more (but where a call's chain of parents leaves the file, which its context
+    says as a problem: what came before it there cannot be known)."""
+    path = SESSIONS[name](tmp_path)
+    fmt = detect(path).format
+    assert fmt is not None
+    with Transcript.open(path) as transcript:
+        analysis = READERS[fmt](transcript, None, workers=1)
+        lives = Lifetimes.of(analysis)
+        contexts = [context_of_call(transcript, analysis, i) for i in range(len(analysis.calls))]
+        held = [{n for e in c.entries for n in e.all_lines} for c in contexts]
+        aside = {
+            n
+            for c in contexts
+            for e in c.entries
+            if e.summary or e.item >= 0 or e.cleared_at is not None
+            for n in e.all_lines
+        }
+        known = {i + 1 for i, c in enumerate(contexts) if not c.problems}
+        for line in sorted(set().union(*held) - aside):
+            span = lives.at(line)
+            runs = span.spans or (
+                ((span.first, span.last),) if span.first and span.last else ()
+            )
+            named = {n for first, last in runs for n in range(first, last + 1)} & known
+            holding = {i + 1 for i, h in enumerate(held) if line in h} & known
+            assert named == holding, (line, span)
