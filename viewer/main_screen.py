@@ -64,6 +64,7 @@ from transcript_view.viewer.messages import (
     ArtifactOpened,
     ArtifactOpenFailed,
     ArtifactsChecked,
+    FillsMade,
     IndexProgress,
     LinesFound,
     OrphansFound,
@@ -802,7 +803,21 @@ class TranscriptScreen(Screen[None]):
         if analysis is None or self.transcript is None:
             self._say("The context window is ready once the transcript has been read.")
             return
-        self.app.push_screen(ContextScreen(self.transcript, analysis), self._open_call)
+        self._make_fills(analysis)
+
+    @work(thread=True, group="fills", exclusive=True)
+    def _make_fills(self, analysis: Analysis | SessionAnalysis) -> None:
+        """The context screen's fills, off the UI thread (`FillsMade` opens the screen)."""
+        workers.make_fills(analysis, self.post_message)
+
+    def on_fills_made(self, msg: FillsMade) -> None:
+        """Open the context screen on the fills, if they are of the analysis on show."""
+        if msg.analysis is not self.analysis or self.transcript is None:
+            return  # a re-analysis (follow mode) came in between: `w` again draws it
+        if self.app.screen is not self:
+            return  # `w` twice, or another screen opened while they were made
+        screen = ContextScreen(self.transcript, msg.analysis, fills=msg.fills)
+        self.app.push_screen(screen, self._open_call)
 
     def _open_call(self, index: int | None) -> None:
         """Enter on the context screen: the model view at the chosen call."""

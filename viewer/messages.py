@@ -20,6 +20,7 @@ from transcript_view.core.filelines import FileLines
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.records import SiteKey
 from transcript_view.core.verification import FileCheck, OrphanFile
+from transcript_view.viewer.fills import Fills
 from transcript_view.viewer.rows import Block
 
 
@@ -106,6 +107,14 @@ class RowsMeasured(Message):
     first: int
     rows: array[int]
     width: int
+
+
+@dataclass
+class FillsMade(Message):
+    """The context chart's fills of an analysis's calls, made for the context screen."""
+
+    analysis: Analysis | SessionAnalysis
+    fills: Fills
 
 
 @dataclass

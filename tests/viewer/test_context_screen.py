@@ -9,11 +9,13 @@ response, an auto compaction near the top of the window, spilled reads).
 from __future__ import annotations
 
 import io
+import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _pilot import settle, sync
+from _pilot import settle, settle_except, sync
 from _real_shapes import filling_session
 from _screen_apps import ScreenApp
 from _sessions import ClaudeSession
@@ -26,18 +28,19 @@ from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.formats.readers import analyse_as
 from transcript_view.core.transcript import Transcript
+from transcript_view.viewer import workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.context_screen import (
     COMPACTION_MARK,
     TICK_MARK,
     ContextScreen,
     FillChart,
-    Fills,
     Ruler,
-    chart_columns,
     items_of_call,
 )
+from transcript_view.viewer.fills import Fills, chart_columns
 from transcript_view.viewer.main_screen import TranscriptScreen
+from transcript_view.viewer.messages import FillsMade
 
 # -- the arithmetic ------------------------------------------------------------------------------
 
@@ -333,3 +336,51 @@ def test_each_call_is_drawn_against_its_own_window(tmp_path: Path) -> None:
     fills = Fills.of(calls)
     assert fills.relative and fills.values == [0.1, 0.5, 1.0] and fills.largest == 500_000
     transcript.close()
+
+
+@sync
+async def test_the_fills_are_made_in_a_worker_and_open_the_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`w` makes the fills off the UI thread (hundreds of thousands of calls take a fifth
+    of a second); the screen opens on the fills the worker made, while the transcript
+    screen stays usable until then (the worker is held at a gate here)."""
+    gate = threading.Event()
+    made: list[tuple[bool, Fills]] = []
+    make = workers.make_fills
+
+    def held(analysis: Any, post: Any) -> None:
+        gate.wait(10)
+        made.append((threading.current_thread() is threading.main_thread(), Fills.of(
+            analysis.calls)))
+        make(analysis, post)
+
+    monkeypatch.setattr(workers, "make_fills", held)
+    app = TranscriptApp(filling_session(tmp_path / "projects" / "p"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        await pilot.press("w")
+        await settle_except(pilot, "fills")
+        assert app.screen is main  # nothing drawn yet, and the keys still work
+        await pilot.press("down")
+        gate.set()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ContextScreen)
+        ((on_main, fills),) = made
+        assert not on_main
+        assert screen.fills.values == fills.values
+
+
+@sync
+async def test_fills_of_an_analysis_no_longer_on_show_open_nothing(tmp_path: Path) -> None:
+    app = TranscriptApp(filling_session(tmp_path / "projects" / "p"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        assert isinstance(main, TranscriptScreen) and main.analysis is not None
+        stale = replace(main.analysis)  # another analysis of the same file (follow mode)
+        main.post_message(FillsMade(stale, Fills.of(stale.calls)))
+        await settle(pilot)
+        assert app.screen is main
