@@ -22,6 +22,9 @@ to press `KEYS_FOR_P95` keys in all (at most `KEY_OPENS`), pooled: one open of
 the 256 MiB file is idle after a dozen keys, and the 95th percentile of a
 dozen is the slowest of them.
 
+With `run.py --before REV`, each "until idle" row is also measured with REV's code
+(its own `idle_meter.py` and environment, `before.py`), in turns with this tree's.
+
 Peak RSS is reported for the UI process (what a person's terminal runs,
 compared with the 300 MiB budget) and, apart, for the pass server the viewer
 forks at start (its workers' peaks, which come and go with each pass, are not
@@ -39,6 +42,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import before  # noqa: E402
 from bench_throughput import (  # noqa: E402
     MANY_ARTIFACTS,
     MANY_SIDECARS,
@@ -59,14 +63,21 @@ KEYS_FOR_P95 = 40
 KEY_OPENS = 4
 
 
-def open_until_idle(path: Path, keys: bool = False) -> dict[str, Any]:
-    """One `idle_meter.py` run on `path` (`keys`: pressing keys while it works)."""
+def open_until_idle(
+    path: Path, keys: bool = False, tree: before.Tree | None = None
+) -> dict[str, Any]:
+    """One `idle_meter.py` run on `path` (`keys`: pressing keys while it works), with this
+    tree's code or, given a before `tree`, that revision's meter and code."""
+    python, meter, cwd = sys.executable, HERE / "idle_meter.py", None
+    if tree is not None:
+        python, meter, cwd = str(tree.python), tree.root / "benchmarks" / "idle_meter.py", tree.root
     out = subprocess.run(
-        [sys.executable, str(HERE / "idle_meter.py"), str(path), *(["--keys"] if keys else [])],
+        [python, str(meter), str(path), *(["--keys"] if keys else [])],
         check=True,
         capture_output=True,
         text=True,
         timeout=1200,
+        cwd=cwd,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -181,19 +192,32 @@ def pressed_keys(path: Path, label: str) -> tuple[list[float], int]:
 
 def idle_row(
     path: Path, label: str, runs: int, parser: str
-) -> tuple[tuple[str, float, float, str], list[dict[str, Any]]]:
-    """The "until idle" row of `path` (the best of `runs` opens), and every open's numbers."""
+) -> tuple[tuple[str, float, float, str] | tuple[str, float, float, str, str, float],
+           list[dict[str, Any]]]:  # fmt: skip
+    """The "until idle" row of `path` (the best of `runs` opens), and every open's numbers.
+
+    With `BENCH_BEFORE` (`run.py --before REV`), the same opens with REV's code, in
+    turns with this tree's, give the row's before column.
+    """
     base = floor(path)
-    opens = [open_until_idle(path) for _ in range(runs)]
+    rev = before.revision()
+    tree = before.tree(rev) if rev else None
+    opens: list[dict[str, Any]] = []
+    was: list[dict[str, Any]] = []
+    for _ in range(runs):
+        if tree is not None:
+            was.append(open_until_idle(path, tree=tree))
+        opens.append(open_until_idle(path))
     best = min(opens, key=lambda o: o["seconds"])
     print(f"  {label}: {[round(o['seconds'], 2) for o in opens]} s, {best}", file=sys.stderr)
-    row = (
-        f"viewer until idle, {label}",
-        best["seconds"],
-        base,
-        f"parse floor ({parser} of every line), same file (target <= 4)",
-    )
-    return row, opens
+    what = f"parse floor ({parser} of every line), same file (target <= 4)"
+    if tree is not None:
+        before_best = min(o["seconds"] for o in was)
+        print(f"  {label}, before {tree.short}: {[round(o['seconds'], 2) for o in was]} s",
+              file=sys.stderr)  # fmt: skip
+        return (f"viewer until idle, {label}", best["seconds"], base, what, "s",
+                before_best), opens  # fmt: skip
+    return (f"viewer until idle, {label}", best["seconds"], base, what), opens
 
 
 if __name__ == "__main__":
