@@ -131,6 +131,16 @@ async def context_window(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def call_context(pilot: Pilot[Any]) -> None:
+    """The model view at one call (`w`, → to the call after the compaction, enter): its
+    size and where it comes from, the compaction it starts after, what the file does not
+    hold, then the summary and each message as the model got it."""
+    await pilot.press("w")
+    await settle(pilot)
+    await pilot.press("right", "enter")
+    await settle(pilot)
+
+
 #: The synthetic Claude Code session and Codex rollout (examples/make_agent_examples.py).
 CLAUDE = "claude/projects/-Users-someone-proj/5f0c2a9e-1111-4222-8333-444455556666.jsonl"
 CODEX = (
@@ -151,6 +161,7 @@ SHOTS: list[tuple[str, str, Script]] = [
     ("claude-sidecar", CLAUDE, landing),
     ("claude-parallel-batch", CLAUDE, parallel_batch),
     ("claude-context", CLAUDE, context_window),
+    ("claude-call-context", CLAUDE, call_context),
     ("claude-sessions", "claude", nothing),
     ("codex-rollout", CODEX, first_marker),
 ]
