@@ -10,8 +10,9 @@ memory (the page cache is warm) and its peak is its own.
 The app runs as `transcript-view FILE` does (`run_app` starts the pass server
 first), but headless through `App.run_test` at 120x40, and "idle" is read off
 the app itself: no worker running, the header's phase over, and every block
-of both documents laid out. It is polled every 20 ms from the app's own loop,
-so the time is within a poll of the truth.
+of both documents laid out (a model view made only when shown, a Claude Code
+session's or a Codex rollout's, is not: it is no work until `m`). It is polled
+every 20 ms from the app's own loop, so the time is within a poll of the truth.
 
 With `--keys`, the same open is also used the way a person reads while it
 works: from the first screen on, `down` and `up` are pressed in turn every
@@ -79,7 +80,15 @@ def idle(app: Any) -> bool:
         return False
     view = screen.view
     docs = [view.file_doc, view.model_doc]
-    return all(d is not None and d.blocks == d.source.available() > 0 for d in docs)
+    return all(d is not None and (_deferred(d) or d.blocks == d.source.available() > 0)
+               for d in docs)  # fmt: skip
+
+
+def _deferred(doc: Any) -> bool:
+    """A model view whose context is made only when it is shown (a Claude Code session's,
+    a Codex rollout's): not laid out, and no work owed, until `m`."""
+    deferred = getattr(doc.source, "deferred", None)
+    return bool(deferred()) if deferred is not None else False
 
 
 async def measure(path: Path, keys: bool = False) -> dict[str, Any]:

@@ -949,6 +949,11 @@ class ModelSource:
             return True
         return self._context is not None and self._context_of is analysis
 
+    def deferred(self) -> bool:
+        """Whether the context waits to be shown before it is made (`wait`): nothing to
+        lay out until then, and nothing being done about it (an idle view's model view)."""
+        return self.wait and not self.making and not self.ready()
+
     def _replay(self) -> Replay | Sequence[ReplayEntry]:
         analysis = self.ctx.analysis
         if not isinstance(analysis, Analysis):
