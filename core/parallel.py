@@ -17,7 +17,8 @@ one of them held, so only a single-threaded process forks workers. A program
 that runs threads (the viewer: Textual's driver and its workers) starts a
 `PassServer` first, before any thread: a child forked while nothing else
 runs, which stays single-threaded, runs the workers of each pass it is
-asked for, and sends the result back, pickled.
+asked for, and sends the result back, pickled, its big arrays apart (each made
+as it arrives, never held twice).
 
 Everything else stays in-process: a small job (starting workers costs more
 than it saves), a machine with one core, a worker itself (`--check DIR`
@@ -40,8 +41,9 @@ import signal
 import sys
 import threading
 import weakref
+from array import array
 from collections import deque
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from itertools import islice
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -227,36 +229,67 @@ OnEvent = Callable[[str, Any], bool]
 """The caller's side of `Emit`: called on the caller's thread; False asks the job to stop."""
 
 _TRANSCRIPT = "transcript"
+_ARRAY = "array"
 
 
 class Cancelled(Exception):
     """The caller asked the job to stop (raised by `emit` inside the job)."""
 
 
+#: An array at least this big in a result travels apart from the pickle (`_Pickler`).
+APART_BYTES = 1 << 16
+
+
 class _Pickler(pickle.Pickler):
-    """Pickles a result with the job's transcript left out, by name.
+    """Pickles a result with the job's transcript left out, by name, and (`apart`) its
+    big arrays too, by number, for `_send_result` to send before the pickle.
 
     The program that asked has the transcript open already (and shares it
     with its screen); a result must come back pointing at that one, not at a
     second copy with its own descriptor and a second 20 MB line index.
+
+    An array in a pickle comes back through a `bytes` object that the unpickler
+    remembers until the whole result is loaded: every column of a gigabyte's
+    analysis (its calls, replay and operations) was in memory twice at the end of
+    the load, the viewer's peak. Sent apart, each is made as it arrives and its
+    bytes freed at once.
     """
 
-    def __init__(self, file: io.BytesIO, transcript: Transcript) -> None:
+    def __init__(self, file: io.BytesIO, transcript: Transcript, *, apart: bool = False) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self._transcript = transcript
+        self._apart = apart
+        self.arrays: list[array[Any]] = []
+        self._numbers: dict[int, int] = {}
 
-    def persistent_id(self, obj: Any) -> str | None:
-        return _TRANSCRIPT if obj is self._transcript else None
+    def persistent_id(self, obj: Any) -> object:
+        if obj is self._transcript:
+            return _TRANSCRIPT
+        if self._apart and type(obj) is array and len(obj) * obj.itemsize >= APART_BYTES:
+            number = self._numbers.get(id(obj))
+            if number is None:
+                number = self._numbers[id(obj)] = len(self.arrays)
+                self.arrays.append(obj)
+            return (_ARRAY, number)
+        return None
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BufferedIOBase, transcript: Transcript) -> None:
+    def __init__(
+        self,
+        file: io.BufferedIOBase,
+        transcript: Transcript,
+        arrays: Sequence[array[Any]] = (),
+    ) -> None:
         super().__init__(file)
         self._transcript = transcript
+        self._arrays = arrays
 
     def persistent_load(self, pid: Any) -> Any:
         if pid == _TRANSCRIPT:
             return self._transcript
+        if type(pid) is tuple and len(pid) == 2 and pid[0] == _ARRAY:
+            return self._arrays[pid[1]]
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
 
@@ -264,6 +297,14 @@ def _dumps(value: Any, transcript: Transcript) -> bytes:
     out = io.BytesIO()
     _Pickler(out, transcript).dump(value)
     return out.getvalue()
+
+
+def _dumps_result(value: Any, transcript: Transcript) -> tuple[bytes, list[array[Any]]]:
+    """A result's pickle, and the big arrays it names (sent apart, `_send_result`)."""
+    out = io.BytesIO()
+    pickler = _Pickler(out, transcript, apart=True)
+    pickler.dump(value)
+    return out.getvalue(), pickler.arrays
 
 
 def _loads(data: bytes, transcript: Transcript) -> Any:
@@ -276,8 +317,13 @@ def _loads(data: bytes, transcript: Transcript) -> Any:
 RESULT_CHUNK = 1 << 20
 
 
-def _send_result(conn: Connection, data: bytes) -> None:
-    """A result's pickle as `RESULT_CHUNK` pieces, then an empty one."""
+def _send_result(conn: Connection, data: bytes, arrays: Sequence[array[Any]] = ()) -> None:
+    """A result's big arrays, each its type code then its bytes, and an empty piece; then
+    its pickle as `RESULT_CHUNK` pieces, and an empty one."""
+    for column in arrays:
+        conn.send_bytes(column.typecode.encode("ascii"))
+        conn.send_bytes(memoryview(column))
+    conn.send_bytes(b"")
     view = memoryview(data)
     for start in range(0, len(view), RESULT_CHUNK):
         conn.send_bytes(view[start : start + RESULT_CHUNK])
@@ -310,9 +356,17 @@ class _Pieces(io.RawIOBase):
 def _load_result(conn: Connection, transcript: Transcript) -> Any:
     """Load a result from its pieces as they arrive, then read past what is left
     (always: a load that fails must not leave pieces for the next job to read)."""
+    arrays: list[array[Any]] = []
+    while True:  # each array made as it comes, its bytes freed at once
+        code = conn.recv_bytes()
+        if not code:
+            break
+        column = array(code.decode("ascii"))
+        column.frombytes(conn.recv_bytes())
+        arrays.append(column)
     pieces = _Pieces(conn)
     try:
-        return _Unpickler(io.BufferedReader(pieces, 1 << 16), transcript).load()
+        return _Unpickler(io.BufferedReader(pieces, 1 << 16), transcript, arrays).load()
     finally:
         while not pieces.ended:
             pieces.readinto(bytearray(RESULT_CHUNK))
@@ -404,9 +458,9 @@ def _serve_one(
 
     try:
         result = job(transcript, *args, emit=emit)
-        data = _dumps(result, transcript)
+        data, arrays = _dumps_result(result, transcript)
         conn.send(("done", None))
-        _send_result(conn, data)
+        _send_result(conn, data, arrays)
         if _weak(result) is not None:  # as the caller keeps it (`PassServer.run`)
             held.previous = result
     except Cancelled:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -351,3 +352,37 @@ def test_closing_ordered_stops_sending_jobs() -> None:
     assert [next(seen), next(seen)] == [0, 1]
     seen.close()
     assert list(seen) == []
+
+
+def big_arrays(t: Transcript, *, emit: parallel.Emit) -> dict[str, Any]:
+    """A job whose result holds big arrays (one twice), a small one, and other values."""
+    column = array("q", range(100_000))
+    return {
+        "column": column,
+        "again": column,
+        "flags": array("b", [1, 2, 3] * 30_000),
+        "small": array("q", [7, 8]),
+        "words": ["a", "b"],
+    }
+
+
+def test_a_results_big_arrays_travel_apart_from_its_pickle(tmp_path: Path) -> None:
+    """A big array travels before the pickle and is made as it arrives: in a pickle it
+    came back through bytes the unpickler keeps to the end of the load, every column of a
+    gigabyte's analysis in memory twice at once (the viewer's peak)."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(random_transcript(8, 20))
+    with Transcript.open(path) as t:
+        result = big_arrays(t, emit=lambda kind, value: None)
+        data, arrays = parallel._dumps_result(result, t)
+        assert [a.typecode for a in arrays] == ["q", "b"]  # each once; the small one inline
+        assert len(data) < 1_000  # no column in the pickle
+        started = parallel.PassServer.start()
+        if started is None:
+            pytest.skip("no fork here, one core, or threads already running")
+        try:
+            got = started.run(big_arrays, t)
+        finally:
+            started.close()
+    assert got == result
+    assert got["again"] is got["column"] and type(got["flags"]) is array
