@@ -180,7 +180,7 @@ def lifetime(
         drops = [c.line for c in calls.compactions if c.resets]
     lines = calls.lines
     first = bisect_right(lines, line)
-    end, end_line, back = STILL, None, None
+    end, end_line = STILL, None
     at = bisect_right(drops, line)
     if at < len(drops):
         end, end_line = COMPACTED, drops[at]
@@ -188,8 +188,8 @@ def lifetime(
         end, end_line = CLEARED, cleared_at
     stop = bisect_left(lines, end_line) if end_line is not None else len(lines)
     if first >= stop:
-        return Lifetime(line, None, None, NEVER if end_line is None else end, end_line, back)
-    return Lifetime(line, first + 1, stop, end, end_line, back)
+        return Lifetime(line, None, None, NEVER if end_line is None else end, end_line)
+    return Lifetime(line, first + 1, stop, end, end_line)
 
 
 # -- what it cost ------------------------------------------------------------------------------
@@ -500,15 +500,16 @@ class Lifetimes:
     """LLM::Agent: each compaction's line -> the lines it replaced (`Analysis.compactions`)."""
     cleared: Mapping[int, int]
     """Claude Code: a cleared result's line -> the first microcompaction that cleared it."""
-    branches: tuple[tuple[int, int], ...]
-    """Claude Code: (a rewind's line, the line it went on from; 0: none), in file order."""
     sites: Mapping[int, list[Any]]
     sides: tuple[tuple[int, int], ...] = ()
     """Claude Code: (a line beside its batch, the line it hangs off), in file order."""
-    _jump_cache: list[tuple[list[int], list[int]]] = field(
-        default_factory=list, repr=False, compare=False
-    )
-    _analysis: tuple[SessionAnalysis, ...] = field(default=(), repr=False, compare=False)
+    jump_lines: tuple[int, ...] = ()
+    """Claude Code: every line where the chain of parents does not go on to the line
+    before, in order (`_jumps`)."""
+    jump_to: tuple[int, ...] = ()
+    """Where each goes instead: a line (a branch, or a line beside its batch), `_ROOT`
+    (the line names no parent) or `_RESET` (a compaction)."""
+    analysis: SessionAnalysis | None = field(default=None, repr=False, compare=False)
     """Claude Code: the analysis, to find the response a line is part of."""
 
     @classmethod
@@ -529,20 +530,23 @@ class Lifetimes:
                 for c in m.cleared:
                     if c.result is not None:
                         cleared.setdefault(c.result, m.line)
+            drops = tuple(c.line for c in calls.compactions if c.resets)
+            sides = tuple(sorted(analysis.sides))
+            claude = analysis.format is Format.CLAUDE_CODE
+            jump_lines, jump_to = _jumps(analysis.branches, sides, drops) if claude else ((), ())
             return cls(
                 calls,
                 analysis.format,
-                tuple(c.line for c in calls.compactions if c.resets),
+                drops,
                 {},
                 cleared,
-                tuple(sorted(analysis.branches)),
                 sites,
-                tuple(sorted(analysis.sides)),
-                _analysis=(analysis,) if analysis.format is Format.CLAUDE_CODE else (),
+                sides,
+                jump_lines,
+                jump_to,
+                analysis if claude else None,
             )
-        return cls(
-            calls, Format.REFERENCE, (), dict(analysis.compactions), {}, (), sites
-        )
+        return cls(calls, Format.REFERENCE, (), dict(analysis.compactions), {}, sites)
 
     def at(self, line: int, *, kept: bool = False) -> Lifetime:
         """`line`'s lifetime; `kept`: an LLM::Agent message no compaction drops (sticky)."""
@@ -557,22 +561,6 @@ class Lifetimes:
         """The LLM::Agent compactions that replaced `line` (a few: compactions are rare)."""
         return sorted(at for at, (lo, hi) in self.spans.items() if lo <= line <= hi and at > line)
 
-    def _jumps(self) -> tuple[list[int], list[int]]:
-        """Claude Code: every line where the chain of parents does not go on to the line
-        before, in order, with where it goes instead: a line (a branch, or a line beside
-        its batch), `_ROOT` (the line names no parent) or `_RESET` (a compaction)."""
-        if self._jump_cache:
-            return self._jump_cache[0]
-        to: dict[int, int] = {}
-        for line, parent in (*self.branches, *self.sides):
-            to[line] = parent if parent > 0 else _ROOT
-        for line in self.drops:
-            to[line] = _RESET
-        lines = sorted(to)
-        made = (lines, [to[n] for n in lines])
-        self._jump_cache.append(made)
-        return made
-
     def _carried(self, target: int) -> list[tuple[int, bool, int]]:
         """Claude Code: for the calls after `target`, whether their request carried it, as
         a step function of the call's response line: (from line, carried, the jump there).
@@ -583,12 +571,11 @@ class Lifetimes:
         `e`'s parent did: known already, the jumps being visited in order (each a
         bisection, never a walk back along the chain).
         """
-        lines, parents = self._jumps()
-        start = bisect_right(lines, target)
-        seen = lines[start:]
+        start = bisect_right(self.jump_lines, target)
+        seen = self.jump_lines[start:]
         held: list[bool] = []
         steps: list[tuple[int, bool, int]] = [(target + 1, True, 0)]
-        for k, parent in enumerate(parents[start:]):
+        for k, parent in enumerate(self.jump_to[start:]):
             if parent < target:  # a root, a compaction, or a line before it: not carried
                 holds = False
             else:
@@ -641,10 +628,9 @@ class Lifetimes:
 
     def _response_head(self, line: int) -> int | None:
         """The first line of the response `line` is a later line of (Claude Code), or None."""
-        analysis = self._analysis[0] if self._analysis else None
-        if analysis is None:
+        if self.analysis is None:
             return None
-        index = call_at_line(analysis, line)
+        index = call_at_line(self.analysis, line)
         if index is None:
             return None
         head = self.calls.lines[index]
@@ -676,6 +662,22 @@ class Lifetimes:
         if transcript is not None:
             said += " · " + self.cost(transcript, line).words()
         return said
+
+
+def _jumps(
+    branches: Sequence[tuple[int, int]],
+    sides: Sequence[tuple[int, int]],
+    drops: Sequence[int],
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Claude Code: every line where the chain of parents does not go on to the line
+    before, in order, and where it goes instead (`Lifetimes.jump_lines`, `jump_to`)."""
+    to: dict[int, int] = {}
+    for line, parent in (*branches, *sides):
+        to[line] = parent if parent > 0 else _ROOT
+    for line in drops:
+        to[line] = _RESET
+    lines = tuple(sorted(to))
+    return lines, tuple(to[n] for n in lines)
 
 
 def _after(steps: list[tuple[int, bool, int]], line: int) -> list[tuple[int, bool, int]]:
