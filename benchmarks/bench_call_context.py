@@ -14,13 +14,17 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen  # noqa: E402
 from gen import DATA, claude_session  # noqa: E402
+
+T = TypeVar("T")
 
 SIZE = 1 << 30
 #: A key's budget (issue 11): what the file view's words under an expanded block wait on.
@@ -62,6 +66,16 @@ def compacting_session() -> Path:
     return COMPACTED
 
 
+def _best(runs: int, work: Callable[[], T]) -> tuple[float, T]:
+    """The best of `runs` timings of `work`, in seconds, and what it made (the last)."""
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        made = work()
+        best = min(best, time.perf_counter() - t0)
+    return best, made
+
+
 def run(runs: int = 3) -> list[tuple[str, float, float, str]]:
     from transcript_view.core.call_context import context_of_call
     from transcript_view.core.formats.detect import Format
@@ -75,11 +89,7 @@ def run(runs: int = 3) -> list[tuple[str, float, float, str]]:
         analysis = READERS[Format.CLAUDE_CODE](t, None)
         count = len(analysis.calls)
         for name, index in (("a middle call", count // 2), ("the next call", None)):
-            best = float("inf")
-            for _ in range(runs):
-                t0 = time.perf_counter()
-                context = context_of_call(t, analysis, index)
-                best = min(best, time.perf_counter() - t0)
+            best, context = _best(runs, lambda i=index: context_of_call(t, analysis, i))
             rows.append((
                 f"context of {name}, 1 GiB Claude Code session ({count:,} calls, "
                 f"{len(context.entries):,} entries)",
@@ -90,35 +100,24 @@ def run(runs: int = 3) -> list[tuple[str, float, float, str]]:
         # Which calls had a line (the file view's words on an expanded block, on the UI
         # thread): the session's first message, whose lifetime crosses every jump after it.
         lives = Lifetimes.of(analysis)
-        best = float("inf")
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            lives.words(t, 2)
-            best = min(best, time.perf_counter() - t0)
         rows.append((
             "where the first message lived and what it cost, the same session",
-            best,
+            _best(runs, lambda: lives.words(t, 2))[0],
             KEY_BUDGET,
             "a key's budget, 50 ms (target <= 1)",
         ))  # fmt: skip
     # A session that never compacts: its last call's context is the whole file, every
     # line of which is read (the budget is the issue's; these show what it costs).
-    for fmt, path, label in (
-        (Format.CLAUDE_CODE, gen.DATA / "throughput-claude-64m.jsonl", "Claude Code session"),
-        (Format.CODEX, gen.DATA / "throughput-codex-64m.jsonl", "Codex rollout"),
+    for fmt, make, name, label in (
+        (Format.CLAUDE_CODE, gen.claude_session, "claude", "Claude Code session"),
+        (Format.CODEX, gen.codex_rollout, "codex", "Codex rollout"),
     ):
-        if fmt is Format.CLAUDE_CODE:
-            gen.claude_session(path, 64 * gen.MiB)
-        else:
-            gen.codex_rollout(path, 64 * gen.MiB)
+        path = make(gen.DATA / f"throughput-{name}-64m.jsonl", 64 * gen.MiB)
         with Transcript.open(path) as t:
             analysis = READERS[fmt](t, None)
-            last = len(analysis.calls) - 1
-            best = float("inf")
-            for _ in range(runs):
-                t0 = time.perf_counter()
-                context = context_of_call(t, analysis, last)
-                best = min(best, time.perf_counter() - t0)
+            best, context = _best(
+                runs, lambda t=t, a=analysis: context_of_call(t, a, len(a.calls) - 1)
+            )
             rows.append((
                 f"context of the last call, 64 MiB {label} that never compacts "
                 f"({len(context.entries):,} entries: the whole file)",

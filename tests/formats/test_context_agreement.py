@@ -9,8 +9,10 @@ holds says that call is in its lifetime.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _real_shapes import (
@@ -22,7 +24,7 @@ from _real_shapes import (
 )
 from _sessions import random_claude_session, random_codex_rollout
 
-from transcript_view.core.call_context import context_of_call
+from transcript_view.core.call_context import ContextEntry, context_of_call
 from transcript_view.core.formats.detect import detect
 from transcript_view.core.formats.readers import READERS
 from transcript_view.core.lifetime import Lifetimes
@@ -51,22 +53,33 @@ SESSIONS: dict[str, Callable[[Path], Path]] = {
 }
 
 
-@pytest.mark.parametrize("name", list(SESSIONS))
-def test_every_line_a_calls_context_holds_lived_through_that_call(
-    tmp_path: Path, name: str
-) -> None:
+@contextmanager
+def _opened(tmp_path: Path, name: str) -> Iterator[tuple[Transcript, Any, Lifetimes]]:
+    """Session `name` written, opened and analysed, with its lifetimes."""
     path = SESSIONS[name](tmp_path)
     fmt = detect(path).format
     assert fmt is not None
     with Transcript.open(path) as transcript:
         analysis = READERS[fmt](transcript, None, workers=1)
-        lives = Lifetimes.of(analysis)
+        yield transcript, analysis, Lifetimes.of(analysis)
+
+
+def _aside(entry: ContextEntry) -> bool:
+    """An entry neither rule speaks of: a compaction's own words, a result already cleared."""
+    return entry.summary or entry.item >= 0 or entry.cleared_at is not None
+
+
+@pytest.mark.parametrize("name", list(SESSIONS))
+def test_every_line_a_calls_context_holds_lived_through_that_call(
+    tmp_path: Path, name: str
+) -> None:
+    with _opened(tmp_path, name) as (transcript, analysis, lives):
         checked = 0
         for index in range(len(analysis.calls)):
             number = index + 1
             for entry in context_of_call(transcript, analysis, index).entries:
-                if entry.summary or entry.item >= 0 or entry.cleared_at is not None:
-                    continue  # a compaction's own words, or a result already cleared
+                if _aside(entry):
+                    continue
                 for line in entry.all_lines:
                     span = lives.at(line)
                     assert span.first is not None and span.last is not None, (line, number)
@@ -80,21 +93,10 @@ def test_every_call_a_lines_lifetime_names_holds_it(tmp_path: Path, name: str) -
     """The converse: the calls a line's lifetime names are the calls whose context holds
     it, no more (but where a call's chain of parents leaves the file, which its context
     says as a problem: what came before it there cannot be known)."""
-    path = SESSIONS[name](tmp_path)
-    fmt = detect(path).format
-    assert fmt is not None
-    with Transcript.open(path) as transcript:
-        analysis = READERS[fmt](transcript, None, workers=1)
-        lives = Lifetimes.of(analysis)
+    with _opened(tmp_path, name) as (transcript, analysis, lives):
         contexts = [context_of_call(transcript, analysis, i) for i in range(len(analysis.calls))]
         held = [{n for e in c.entries for n in e.all_lines} for c in contexts]
-        aside = {
-            n
-            for c in contexts
-            for e in c.entries
-            if e.summary or e.item >= 0 or e.cleared_at is not None
-            for n in e.all_lines
-        }
+        aside = {n for c in contexts for e in c.entries if _aside(e) for n in e.all_lines}
         known = {i + 1 for i, c in enumerate(contexts) if not c.problems}
         for line in sorted(set().union(*held) - aside):
             span = lives.at(line)
