@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -68,3 +69,19 @@ async def settle_except(pilot: Any, group: str) -> None:
         if not busy:
             return
     raise AssertionError(f"workers outside {group!r} still busy after 50 rounds")
+
+
+def hold_analysis(monkeypatch: Any) -> threading.Event:
+    """Hold the viewer's analysis worker (`viewer.workers.analyse_as`) until the returned
+    event is set: what a test asserts before then happens while the worker still runs."""
+    from transcript_view.viewer import workers
+
+    opened = threading.Event()
+    real = workers.analyse_as
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        assert opened.wait(120), "the test never opened the gate"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(workers, "analyse_as", held)
+    return opened

@@ -17,12 +17,11 @@ from typing import Any
 
 import pytest
 from _hostile import META, USER, env, lines
-from _pilot import settle, settle_except, sync
+from _pilot import hold_analysis, settle, settle_except, sync
 
 import transcript_view.core.analysis as core_analysis
 import transcript_view.core.transcript as core_transcript
 import transcript_view.viewer.blocks as viewer_blocks
-import transcript_view.viewer.workers as viewer_workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.blocks import BIG_LINE_BYTES
 from transcript_view.viewer.fileview import ArtifactScreen, FileView
@@ -75,15 +74,7 @@ def thread_log(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool, int]]:
 @pytest.fixture
 def gate(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Hold the analysis worker until the test sets the event."""
-    opened = threading.Event()
-    real = viewer_workers.analyse_as
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        assert opened.wait(120), "the test never opened the gate"
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(viewer_workers, "analyse_as", held)
-    return opened
+    return hold_analysis(monkeypatch)
 
 
 @sync

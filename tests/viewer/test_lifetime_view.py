@@ -10,18 +10,15 @@ building throughout (the rows are the same code's).
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
-from _pilot import settle, settle_except, sync
+from _pilot import hold_analysis, settle, settle_except, sync
 from _real_shapes import CONTEXT_SUMMARY, codex_compacted_rollout, context_session
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent, rows_of
 from _support import REFERENCE
 
 from transcript_view.core.lifetime import Lifetimes
-from transcript_view.viewer import workers as viewer_workers
 from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.main_screen import TranscriptScreen
 
@@ -185,26 +182,13 @@ async def test_codex_compactions_in_place_and_an_output_that_lived_one_call(
         assert_counting_matches_building(screen)
 
 
-def _gate(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Hold the analysis worker until the event is set."""
-    opened = threading.Event()
-    real = viewer_workers.analyse_as
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        assert opened.wait(120), "the test never opened the gate"
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(viewer_workers, "analyse_as", held)
-    return opened
-
-
 @sync
 async def test_a_block_expanded_before_the_analysis_is_recounted_when_it_lands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The words need the analysis: a block expanded before it lands says nothing yet, and
     is counted again when it does (as is the compaction, whose figures were to come)."""
-    opened = _gate(monkeypatch)
+    opened = hold_analysis(monkeypatch)
     app = TranscriptApp(context_session(tmp_path / "projects" / "p"))
     try:
         async with app.run_test(size=(100, 14)) as pilot:
@@ -244,7 +228,7 @@ async def test_a_compaction_off_the_screen_is_recounted_when_the_analysis_lands(
         path, line = codex_compacted_rollout(tmp_path / "rollout.jsonl"), 9
     else:
         path, line = REFERENCE / "compaction.jsonl", 10
-    opened = _gate(monkeypatch)
+    opened = hold_analysis(monkeypatch)
     app = TranscriptApp(path)
     try:
         async with app.run_test(size=(100, 12)) as pilot:
