@@ -386,8 +386,12 @@ FOLDS = Head.FOLDS
 INHERITED = -2
 
 
-#: A call's row in a batch's run (`CallRun.rows`): its fields, in this order.
-LINE, MODEL, TOKENS, SOURCE, CHARS, WINDOW, ADDED, BIG_LINE, BIG_CHARS = range(9)
+#: A call's row in a batch's run (`CallRun.rows`): its fields, in this order. What the
+#: file records of the call comes last (`NO_FIGURE` when nothing), so a pass that learns it
+#: after the call began packs the row with `pack(*what_it_knew, *figure)`.
+LINE, MODEL, CHARS, ADDED, BIG_LINE, BIG_CHARS, TOKENS, SOURCE, WINDOW = range(9)
+#: A row's `TOKENS`, `SOURCE`, `WINDOW` when the file records no size and no window.
+NO_FIGURE = (-1, 0, -1)
 #: How many numbers a row is.
 ROW = 9
 #: A row's bytes: packed, not appended to an array number by number (an array converts
@@ -412,10 +416,10 @@ class CallRun:
 
     A format's map writes it inline (it runs once a line, where a method call
     costs more than the work): a row of `ROW` numbers for each call whose
-    response begins in the batch (`LINE`, `MODEL` … `BIG_CHARS`: where, which
-    model, its recorded size and field or -1 and 0, the characters in the
-    context before it, its recorded window or -1, the items since the call
-    before began, the biggest of them), then, once, what the batch leaves for
+    response begins in the batch (`LINE`, `MODEL` … `WINDOW`: where, which
+    model, the characters in the context before it, the items since the call
+    before began, the biggest of them, its recorded size and field or -1 and 0,
+    its recorded window or -1), then, once, what the batch leaves for
     the next: the items and characters after its last call, the state it ends
     in. Counts and characters are the batch's own: `CallFold` adds what earlier
     batches left. The reference format's pass makes the columns itself

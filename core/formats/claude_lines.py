@@ -739,13 +739,13 @@ def map_claude(
                     pack(
                         line,
                         last_index,
-                        tokens,
-                        CLAUDE_USAGE if tokens >= 0 else 0,
                         context,
-                        -1,
                         items,
                         big_line,
                         big_chars,
+                        tokens,
+                        CLAUDE_USAGE if tokens >= 0 else 0,
+                        -1,
                     )
                 )
                 items, big_line, big_chars = 0, -1, -1

@@ -33,6 +33,7 @@ from transcript_view.core.calls import (
     CODEX_TOKEN_COUNT,
     FOLDS,
     INHERITED,
+    NO_FIGURE,
     ROW_FORMAT,
     CallFold,
     CallRun,
@@ -90,6 +91,8 @@ _NOTICES: tuple[tuple[SpillForm, re.Pattern[str]], ...] = (
         re.compile(r"^\[omitted (?P<n>[0-9]+) text items \.\.\.\]$", re.MULTILINE),
     ),
 )
+#: How `_PREFIX` starts when its warning line (which says "truncated") is not there.
+_TOTAL = "Total output lines: "
 _PREFIX = re.compile(
     r"\A(?:Warning: truncated output \(original token count: (?P<tokens>[0-9]+)\)\n)?"
     r"Total output lines: (?P<total>[0-9]+)\n"
@@ -368,9 +371,8 @@ def map_codex(
     problems = b.problems
     calls: dict[str, str] = {}  # call_id -> tool name, as the batch's lines so far say
     call_key, call_line = b.call_keys.append, b.call_lines.append
-    kinds: list[str] = []  # each record's type, counted at the end (in C)
+    kinds: list[str] = []  # each record's type, counted at the end (in C): one a line
     count = kinds.append
-    envelopes = 0
     # The model calls (`core.calls.CallRun`, written inline): a row each, and the items
     # (every item but a ghost snapshot) before each, their characters and the biggest.
     run = b.calls
@@ -384,10 +386,9 @@ def map_codex(
     # The last call's row is packed when the next begins (or the batch ends), with the
     # size its `token_count` recorded: one `pack` a call, no field written back.
     pending: tuple[int, int, int, int, int, int] | None = None
-    figure: tuple[int, int] | None = None
+    figure = NO_FIGURE
     lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, offset, raw, obj in lines:
-        envelopes += 1
         kind = obj.type
         kind = kind if type(kind) is str else "?"
         count(kind)
@@ -403,12 +404,12 @@ def map_codex(
                     tokens = usage.input_tokens if type(usage) is TokenUsage else None
                     if type(tokens) is int and tokens >= 0:
                         state = False  # the call it follows is over
-                        if figure is None or type(target) is not int:
+                        if figure is NO_FIGURE or type(target) is not int:
                             window = info.model_context_window
                             if type(window) is not int or window <= 0:
                                 window = -1
                             if type(target) is int:  # the first count after a call is its own
-                                figure = (tokens, window)
+                                figure = (tokens, CODEX_TOKEN_COUNT, window)
                             elif target is FOLDS and run.head_figure is None:
                                 run.head_figure = (tokens, CODEX_TOKEN_COUNT, window)
             elif kind == "turn_context":
@@ -460,8 +461,8 @@ def map_codex(
                 state = False  # an input
             elif state is not True:  # the model's: a response begins
                 if pending is not None:
-                    _flush(add_row, pack, pending, figure)
-                pending, figure = (line, model, context, items, big_line, big_chars), None
+                    add_row(pack(*pending, *figure))
+                pending, figure = (line, model, context, items, big_line, big_chars), NO_FIGURE
                 items, big_line, big_chars = 0, -1, -1
                 target = started
                 started += 1
@@ -471,8 +472,8 @@ def map_codex(
         elif what in MODEL_ITEMS:
             if state is not True:  # a response begins
                 if pending is not None:
-                    _flush(add_row, pack, pending, figure)
-                pending, figure = (line, model, context, items, big_line, big_chars), None
+                    add_row(pack(*pending, *figure))
+                pending, figure = (line, model, context, items, big_line, big_chars), NO_FIGURE
                 items, big_line, big_chars = 0, -1, -1
                 target = started
                 started += 1
@@ -481,7 +482,8 @@ def map_codex(
                 state = True
             call_id = item.call_id
             if what in CALL_TYPES and type(call_id) is str:
-                calls[call_id] = _tool_of(item, what)
+                name = item.name  # `_tool_of`, written out
+                calls[call_id] = name if type(name) is str else what
                 call_key(keys(call_id))
                 call_line(line)
             arguments = item.arguments
@@ -503,29 +505,13 @@ def map_codex(
         if chars > big_chars:
             big_line, big_chars = line, chars
     if pending is not None:
-        _flush(add_row, pack, pending, figure)
+        add_row(pack(*pending, *figure))
     run.items, run.big_line, run.big_chars, run.chars = items, big_line, big_chars, context
     run.reset_at, run.head, run.end, run.model = reset_at, head, state, model
     run.takes_figure = True if type(target) is int else False if target is None else None
-    b.envelopes = envelopes
+    b.envelopes = len(kinds)
     b.types = dict(Counter(kinds))
     return b
-
-
-def _flush(
-    add_row: Callable[[bytes], None],
-    pack: Callable[..., bytes],
-    pending: tuple[int, int, int, int, int, int],
-    figure: tuple[int, int] | None,
-) -> None:
-    """Pack a call's row (`core.calls.ROW_FORMAT`'s order), with its recorded size."""
-    line, model, context, items, big_line, big_chars = pending
-    if figure is None:
-        add_row(pack(line, model, -1, 0, context, -1, items, big_line, big_chars))
-    else:
-        tokens, window = figure
-        add_row(pack(line, model, tokens, CODEX_TOKEN_COUNT, context, window, items, big_line,
-                     big_chars))  # fmt: skip
 
 
 def _tool_of(item: Payload, kind: str) -> str:
