@@ -387,17 +387,18 @@ INHERITED = -2
 
 
 #: A call's row in a batch's run (`CallRun.rows`): its fields, in this order. What the
-#: file records of the call comes last (`NO_FIGURE` when nothing), so a pass that learns it
-#: after the call began packs the row with `pack(*what_it_knew, *figure)`.
+#: file records of the call comes last (-1, 0, -1 when nothing), so a pass that learns it
+#: after the row was packed writes it at the row's end (`FIGURE_FORMAT`).
 LINE, MODEL, CHARS, ADDED, BIG_LINE, BIG_CHARS, TOKENS, SOURCE, WINDOW = range(9)
-#: A row's `TOKENS`, `SOURCE`, `WINDOW` when the file records no size and no window.
-NO_FIGURE = (-1, 0, -1)
 #: How many numbers a row is.
 ROW = 9
 #: A row's bytes: packed, not appended to an array number by number (an array converts
 #: each number through its general parser: five times slower than `pack`).
 ROW_FORMAT = struct.Struct(f"={ROW}q")
 _NUMBER = struct.Struct("=q")
+#: A row's last three fields (`TOKENS`, `SOURCE`, `WINDOW`): what a pass writes into its
+#: last row when the file records the call's size after the call began (Codex).
+FIGURE_FORMAT = struct.Struct("=3q")
 
 
 def row_field(rows: bytearray, index: int, what: int) -> int:

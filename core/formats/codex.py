@@ -31,9 +31,9 @@ import msgspec
 
 from transcript_view.core.calls import (
     CODEX_TOKEN_COUNT,
+    FIGURE_FORMAT,
     FOLDS,
     INHERITED,
-    NO_FIGURE,
     ROW_FORMAT,
     CallFold,
     CallRun,
@@ -135,6 +135,8 @@ def find_notices(text: str) -> list[Notice]:
     The `Total output lines:` prefix goes with the notice below it (one cut, one
     marker); alone, it is the marker (the output was cut, how is not said).
     """
+    if "truncated" not in text and "omitted" not in text and not text.startswith(_TOTAL):
+        return []  # most outputs: nothing `_PREFIX` or a notice could match
     prefix = _PREFIX.match(text)
     total = prefix["total"] if prefix is not None else None
     found = []
@@ -376,17 +378,15 @@ def map_codex(
     # The model calls (`core.calls.CallRun`, written inline): a row each, and the items
     # (every item but a ghost snapshot) before each, their characters and the biggest.
     run = b.calls
-    add_row, pack, model_index = run.rows.extend, ROW_FORMAT.pack, run.model_index
+    rows, add_row, pack, model_index = run.rows, run.rows.extend, ROW_FORMAT.pack, run.model_index
+    put_figure, at_end = FIGURE_FORMAT.pack_into, -FIGURE_FORMAT.size
     items = context = started = 0
     big_line = big_chars = reset_at = -1
     model = INHERITED
     head: object = None
     target: object = FOLDS  # the row a recorded size goes to (FOLDS: the fold's; None: none)
     state: object = FOLDS  # whether a call's response is open (FOLDS: as the batch before left it)
-    # The last call's row is packed when the next begins (or the batch ends), with the
-    # size its `token_count` recorded: one `pack` a call, no field written back.
-    pending: tuple[int, int, int, int, int, int] | None = None
-    figure = NO_FIGURE
+    sized = True  # whether the batch's last call has the size a `token_count` recorded
     lines = decoded_lines(transcript.raw_chunks(first, last), _decode, Line, problems, last_content)
     for line, offset, raw, obj in lines:
         kind = obj.type
@@ -404,12 +404,14 @@ def map_codex(
                     tokens = usage.input_tokens if type(usage) is TokenUsage else None
                     if type(tokens) is int and tokens >= 0:
                         state = False  # the call it follows is over
-                        if figure is NO_FIGURE or type(target) is not int:
+                        if not sized or type(target) is not int:
                             window = info.model_context_window
                             if type(window) is not int or window <= 0:
                                 window = -1
                             if type(target) is int:  # the first count after a call is its own
-                                figure = (tokens, CODEX_TOKEN_COUNT, window)
+                                put_figure(rows, len(rows) + at_end, tokens, CODEX_TOKEN_COUNT,
+                                           window)  # fmt: skip
+                                sized = True
                             elif target is FOLDS and run.head_figure is None:
                                 run.head_figure = (tokens, CODEX_TOKEN_COUNT, window)
             elif kind == "turn_context":
@@ -460,10 +462,9 @@ def map_codex(
             if item.role != "assistant":
                 state = False  # an input
             elif state is not True:  # the model's: a response begins
-                if pending is not None:
-                    add_row(pack(*pending, *figure))
-                pending, figure = (line, model, context, items, big_line, big_chars), NO_FIGURE
-                items, big_line, big_chars = 0, -1, -1
+                # No size yet (-1, 0, -1): its `token_count` comes after it.
+                add_row(pack(line, model, context, items, big_line, big_chars, -1, 0, -1))
+                items, big_line, big_chars, sized = 0, -1, -1, False
                 target = started
                 started += 1
                 if state is FOLDS:
@@ -471,10 +472,8 @@ def map_codex(
                 state = True
         elif what in MODEL_ITEMS:
             if state is not True:  # a response begins
-                if pending is not None:
-                    add_row(pack(*pending, *figure))
-                pending, figure = (line, model, context, items, big_line, big_chars), NO_FIGURE
-                items, big_line, big_chars = 0, -1, -1
+                add_row(pack(line, model, context, items, big_line, big_chars, -1, 0, -1))
+                items, big_line, big_chars, sized = 0, -1, -1, False
                 target = started
                 started += 1
                 if state is FOLDS:
@@ -504,8 +503,6 @@ def map_codex(
         context += chars
         if chars > big_chars:
             big_line, big_chars = line, chars
-    if pending is not None:
-        add_row(pack(*pending, *figure))
     run.items, run.big_line, run.big_chars, run.chars = items, big_line, big_chars, context
     run.reset_at, run.head, run.end, run.model = reset_at, head, state, model
     run.takes_figure = True if type(target) is int else False if target is None else None
