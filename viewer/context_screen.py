@@ -473,7 +473,13 @@ class ContextScreen(Screen[int | None]):
 
     # -- the items -----------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="context-items", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="context-items",
+        exit_on_error=False,
+        description="read the biggest items of a call",
+    )
     def _read_items(self, index: int) -> None:
         """The selected call's items, off the UI thread (a call may follow a million lines)."""
         items = list(items_of_call(self.transcript, self.analysis, index))

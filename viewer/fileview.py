@@ -226,7 +226,13 @@ class FileView(ScrollView, can_focus=True):
         if self._owns_lines:
             self._lines.close()
 
-    @work(thread=True, exclusive=True, group="fileview-index", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="fileview-index",
+        exit_on_error=False,
+        description="index the file as rows",
+    )
     def _index_worker(self) -> None:
         """Index in steps, posting `Indexed` after each; stop when cancelled."""
         worker = get_current_worker()

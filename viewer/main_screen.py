@@ -209,13 +209,13 @@ class TranscriptScreen(Screen[None]):
 
     # -- workers: each runs a `viewer.workers` function in a thread ----------------------------
 
-    @work(thread=True, group="index")
+    @work(thread=True, group="index", description="index the lines")
     def _index(self, transcript: Transcript) -> None:
         """The line index: the first megabyte at once, then the rest in steps."""
         worker = get_current_worker()
         workers.index_transcript(transcript, self.post_message, lambda: worker.is_cancelled)
 
-    @work(thread=True, group="analysis")
+    @work(thread=True, group="analysis", description="analyse the transcript")
     def _analyse(self, transcript: Transcript, analyser: Analyser | None, width: int) -> None:
         """The one streaming pass: operations, markers, replay, line problems.
 
@@ -261,13 +261,13 @@ class TranscriptScreen(Screen[None]):
 
     # Exclusive: a re-analysis (follow mode) hashes what its ledger wants and
     # lists orphans against its own named files; an older run must not land after.
-    @work(thread=True, group="verify", exclusive=True)
+    @work(thread=True, group="verify", exclusive=True, description="check the files")
     def _verify(self, job: workers.VerifyJob) -> None:
         """Hash each wanted artifact (streamed), then list the directory's orphans."""
         worker = get_current_worker()
         workers.verify_files(job, self.post_message, lambda: worker.is_cancelled)
 
-    @work(thread=True, group="artifact")
+    @work(thread=True, group="artifact", description="open an artifact")
     def _open_artifact(
         self, key: SiteKey, directory: Path, name: str, check: FileCheck | None, row_bytes: int
     ) -> None:
@@ -283,7 +283,7 @@ class TranscriptScreen(Screen[None]):
             lambda: worker.is_cancelled,
         )
 
-    @work(thread=True, group="artifact")
+    @work(thread=True, group="artifact", description="open a record")
     def _open_record(
         self, key: SiteKey, transcript: Transcript, field: str, row_bytes: int
     ) -> None:
@@ -293,7 +293,7 @@ class TranscriptScreen(Screen[None]):
             key, transcript, field, row_bytes, self.post_message, lambda: worker.is_cancelled
         )
 
-    @work(thread=True, group="follow")
+    @work(thread=True, group="follow", description="follow the file")
     def _poll(self, transcript: Transcript) -> None:
         """Follow mode: index what was appended since the last look."""
         workers.poll_transcript(transcript, self.post_message)
@@ -805,7 +805,7 @@ class TranscriptScreen(Screen[None]):
             return
         self._make_fills(analysis)
 
-    @work(thread=True, group="fills", exclusive=True)
+    @work(thread=True, group="fills", exclusive=True, description="chart the calls")
     def _make_fills(self, analysis: Analysis | SessionAnalysis) -> None:
         """The context screen's fills, off the UI thread (`FillsMade` opens the screen)."""
         workers.make_fills(analysis, self.post_message)

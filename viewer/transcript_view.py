@@ -336,7 +336,7 @@ class TranscriptView(ScrollView, can_focus=True):
             return None
         return Anchor(where[0], where[1], self.cursor - int(self.scroll_y))
 
-    @work(thread=True, group="layout")
+    @work(thread=True, group="layout", description="lay out the rows")
     def _layout(self, doc: Document, generation: int, start: int) -> None:
         """Count rows of blocks from `start` while the source has more (`Layouter.run`)."""
         worker = get_current_worker()
@@ -445,7 +445,7 @@ class TranscriptView(ScrollView, can_focus=True):
             self._prefetch_token += 1
             self._prefetch(doc, doc.epoch, missing, self._prefetch_token)
 
-    @work(thread=True, group="prefetch")
+    @work(thread=True, group="prefetch", description="build the blocks ahead")
     def _prefetch(self, doc: Document, epoch: int, indexes: list[int], token: int) -> None:
         """Build blocks in a thread and post them (never touching the cache here).
 
@@ -709,7 +709,12 @@ class TranscriptView(ScrollView, can_focus=True):
             doc.epoch = self.model_doc.epoch + 1
         return doc
 
-    @work(thread=True, group="model-context", exclusive=True)
+    @work(
+        thread=True,
+        group="model-context",
+        exclusive=True,
+        description="make the context of a call",
+    )
     def _make_context(self, doc: Document) -> None:
         """Make a model view's call context (reads the lines of one call), then lay it out."""
         source = doc.source
@@ -802,7 +807,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 self._recount_asked[(doc.view, index)] = self._recount_request
             self._recount(doc, doc.generation, self._recount_request, later)
 
-    @work(thread=True, group="recount")
+    @work(thread=True, group="recount", description="count rows again")
     def _recount(self, doc: Document, generation: int, request: int, indexes: list[int]) -> None:
         """Count the rows of blocks whose look changed (a thread worker)."""
         worker = get_current_worker()
@@ -1341,7 +1346,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if query:
             self._search(self.doc, query, self._search_token)
 
-    @work(thread=True, group="search")
+    @work(thread=True, group="search", description="search")
     def _search(self, doc: Document, query: str, token: int) -> None:
         """Scan the transcript for lines that can hold `query`; build only their blocks.
 

@@ -343,7 +343,9 @@ class ListingScreen(Screen[None]):
             else:
                 table.update_cell(entry.name, "status", self._initial_cells(entry)[-1])
 
-    @work(thread=True, group="listing-verify", exit_on_error=False)
+    @work(
+        thread=True, group="listing-verify", exit_on_error=False, description="check a transcript"
+    )
     def _verify(self, key: str, path: Path) -> None:
         """Verify one transcript in a thread; only posts a message back."""
         worker = get_current_worker()

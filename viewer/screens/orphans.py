@@ -244,7 +244,13 @@ class OrphansScreen(Screen[None]):
 
     # -- previews ------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="orphan-previews", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="orphan-previews",
+        exit_on_error=False,
+        description="read the orphans' first bytes",
+    )
     def _read_previews(self) -> None:
         """Read each orphan's first bytes off the UI thread (a slow disk must not freeze it)."""
         worker = get_current_worker()

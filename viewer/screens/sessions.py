@@ -174,7 +174,9 @@ class SessionsScreen(Screen[None]):
     def _style(self, part: str) -> Style:
         return component_style(self, f"sessions--{part}")
 
-    @work(thread=True, group="sessions-verify", exit_on_error=False)
+    @work(
+        thread=True, group="sessions-verify", exit_on_error=False, description="check a session"
+    )
     def _verify(self, key: str, path: Path) -> None:
         """Verify one session in a thread (as `--check` does); only posts a message back."""
         worker = get_current_worker()
