@@ -511,7 +511,7 @@ def build_envelope(b: RowBuilder, parsed: Envelope | LineProblem) -> None:
             b.head(_role_head(p, "tool", env, extra))
         else:
             b.head(_role_head(p, env.role, env))
-        lifetime_rows(b, kept=env.sticky or env.sysprompt or env.depth is not None)
+        lifetime_rows(b, message=env)
         b.content(env.line, env.role, env.content)
         for call in env.tool_calls:
             if b.count_only:

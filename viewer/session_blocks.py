@@ -41,6 +41,7 @@ from transcript_view.viewer.palette import Palette
 from transcript_view.viewer.rows import badge_text
 
 if TYPE_CHECKING:
+    from transcript_view.core.envelopes import Message
     from transcript_view.viewer.blocks import RowBuilder
 
 #: At most this much of an unknown value is shown (it is collapsed to one row anyway).
@@ -250,18 +251,20 @@ def _tags(b: RowBuilder) -> None:
                 b.text("↳ " + words, style=b.palette.dim, limit=2)
 
 
-def lifetime_rows(b: RowBuilder, *, kept: bool = False) -> None:
+def lifetime_rows(b: RowBuilder, *, message: Message | None = None) -> None:
     """Where the line's message lived and what it cost (`core.lifetime`), under its head.
 
     Only in a block the reader expanded (enter), once the analysis is there: the
     words read the calls, and a row on every message would make every line's
     count wait for the analysis. An expanded block is recounted when it lands
-    (`TranscriptView.analysis_changed`). `kept`: an LLM::Agent message no
-    compaction drops (sticky).
+    (`TranscriptView.analysis_changed`). `message`: the LLM::Agent message, whose
+    being kept through every compaction (`Message.is_sticky`) the words say; it is
+    read only when the words are written (every line is counted without them).
     """
     lives = b.ctx.lifetimes
     if lives is None or b.searched or not b.ctx.shows_lifetime(BlockKey(b.view, b.key)):
         return
+    kept = message is not None and message.is_sticky
     b.note(lives.words(b.transcript, b.line, kept=kept), indent=4)
 
 
