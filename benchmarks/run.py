@@ -9,8 +9,9 @@ target. Big inputs are generated on first use under `benchmarks/data/`.
     python3 dev.py bench check open # only some groups
     python3 dev.py bench --before 410c68c throughput   # and the --check rows at 410c68c
 
-`--before REV` (or `BENCH_BEFORE=REV`) times the throughput group's `--check` rows
-with the code of REV too, in the same run, on the same inputs (`before.py`): the
+`--before REV` (or `BENCH_BEFORE=REV`) times the throughput group's `--check` rows,
+the idle group's until-idle rows and counts the instructions group's passes with the
+code of REV too, in the same run, on the same inputs (`before.py`): the
 table then has both times and both ratios.
 """
 
@@ -43,6 +44,7 @@ GROUPS = {
     "idle": "bench_idle",
     "tree": "bench_tree",
     "context": "bench_call_context",
+    "instructions": "bench_instructions",
 }
 
 _TARGET = re.compile(r"target\s*<=\s*([0-9.]+)")
