@@ -719,14 +719,16 @@ def map_claude(
             elif begins == line or first:
                 if first and msg_id is not None:
                     head = (msg_id, obj.requestId)  # call 0 may continue the fold's last call
-                usage = message.usage  # `usage_tokens`, its commonest case written out
+                usage = message.usage  # `usage_tokens`, written out for a valid input count
                 if type(usage) is Usage:
-                    fresh, cached = usage.input_tokens, usage.cache_read_input_tokens
-                    created = usage.cache_creation_input_tokens
-                    if type(fresh) is int and type(cached) is int and type(created) is int:
-                        tokens = fresh + cached + created
-                        if fresh < 0 or cached < 0 or created < 0:
-                            tokens = usage_tokens(usage)
+                    tokens = usage.input_tokens
+                    if type(tokens) is int and tokens >= 0:
+                        part = usage.cache_read_input_tokens
+                        if type(part) is int and part >= 0:
+                            tokens += part
+                        part = usage.cache_creation_input_tokens
+                        if type(part) is int and part >= 0:
+                            tokens += part
                     else:
                         tokens = usage_tokens(usage)
                 else:
@@ -759,11 +761,13 @@ def map_claude(
                     sized = True
             called: list[str] = []
             chars = 0
-            if type(message) is Message and type(message.content) is list:
-                for block in message.content:
+            content = message.content if type(message) is Message else None
+            if type(content) is list:
+                for block in content:
                     if type(block) is not Block:
                         continue
-                    if block.type == "tool_use":
+                    what = block.type
+                    if what == "tool_use":
                         tid, name = block.id, block.name
                         if type(tid) is str:
                             called.append(tid)
@@ -774,10 +778,12 @@ def map_claude(
                                 tool_line(line)
                         if block.input is not None:
                             chars += _json_chars(block.input)
-                    elif block.type == "text" and type(block.text) is str:
-                        chars += len(block.text)
-            elif type(message) is Message and type(message.content) is str:
-                chars = len(message.content)
+                    elif what == "text":
+                        text = block.text
+                        if type(text) is str:
+                            chars += len(text)
+            elif type(content) is str:
+                chars = len(content)
             items += 1
             context += chars
             if chars > big_chars:

@@ -35,6 +35,8 @@ _MCP_RE = re.compile(
     r"Error: result \((?P<chars>[0-9][0-9,]*) characters\) exceeds maximum allowed tokens\. "
     r"Output has been saved to (?P<path>[^\n]*)"
 )
+#: How the forms that are a whole result start (`_whole`).
+_STARTS = (_OPEN, _MCP_START)
 #: Before 2.1.2, Bash cut the middle with nothing stored: `head\n\n<this>\n\ntail`.
 _TRUNCATED = " characters truncated] ..."
 _TRUNCATED_RE = re.compile(
@@ -151,6 +153,13 @@ def find_spills(text: str) -> list[FoundSpill]:
     marker), Bash's cut standing on its own line between head and tail, and
     Grep's omitted line, each a whole line of the output after ripgrep's prefix.
     """
+    if (
+        not text.startswith(_STARTS)
+        and _CLEARED not in text
+        and _TRUNCATED not in text
+        and _OMITTED not in text
+    ):
+        return []  # most results: no form's words, nothing else to do
     whole = _whole(text)
     found = [whole] if whole is not None else []
     after = whole.end if whole is not None else 0

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from _random_transcripts import mutate, random_transcript
 from _runs import line as ref_line
@@ -42,6 +43,7 @@ from transcript_view.core.calls import (
 )
 from transcript_view.core.context import context_json, context_text, run_context
 from transcript_view.core.envelopes import Message, field_text
+from transcript_view.core.formats import claude_lines
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.readers import READERS
 from transcript_view.core.tables import read_envelope
@@ -220,6 +222,37 @@ def test_claude_code_calls_are_its_responses_and_their_sizes_the_usage_fields(
     assert calls.context_chars(len(calls) - 1) == sum(map(len, texts))
     assert last.tokens == estimate_tokens(sum(map(len, texts)))
     assert len(rows) == len(want)
+
+
+#: `message.usage` shapes: all three parts (the usual), some missing, some not counts.
+_USAGES: list[dict[str, Any]] = [
+    {"input_tokens": 3, "cache_read_input_tokens": 12_000, "cache_creation_input_tokens": 500},
+    {"input_tokens": 1_200},
+    {"input_tokens": 7, "cache_read_input_tokens": 900},
+    {"input_tokens": 7, "cache_creation_input_tokens": 40},
+    {"input_tokens": 5, "cache_read_input_tokens": -1, "cache_creation_input_tokens": 10},
+    {"input_tokens": 5, "cache_read_input_tokens": True, "cache_creation_input_tokens": "10"},
+    {"cache_read_input_tokens": 800, "cache_creation_input_tokens": 20},
+    {"input_tokens": -3, "cache_read_input_tokens": 60},
+    {"input_tokens": True, "cache_read_input_tokens": 60},
+    {"output_tokens": 50},
+]
+
+
+def test_the_pass_reads_every_usage_as_usage_tokens_does(tmp_path: Path) -> None:
+    """The map reads a response's usage inline (a line at a time, where a call costs more
+    than the work): what it reads is `usage_tokens`' answer for every shape."""
+    s = ClaudeSession(tmp_path / "projects" / "p")
+    for i, usage in enumerate(_USAGES):
+        s.user(f"question {i}")
+        line = s.assistant({"type": "text", "text": "answer"}, msg_id=f"m{i}", request=f"r{i}")
+        line["message"]["usage"] = usage
+    calls = _read(s.write())
+    shapes = [msgspec.convert(u, claude_lines.Usage) for u in _USAGES]
+    assert [c.tokens if c.recorded else -1 for c in calls] == [
+        claude_lines.usage_tokens(u) for u in shapes
+    ]
+    assert [c.recorded for c in calls] == [True] * 9 + [False]  # a part is enough
 
 
 def test_the_items_a_call_added_are_the_lines_since_the_call_before_began(tmp_path: Path) -> None:
