@@ -1,0 +1,204 @@
+"""Qwen Code's spill stub: its exact text, what it claims, and the rules that check a claim.
+
+When a tool's text is over its threshold, Qwen Code writes the whole text to a
+file and gives the model a stub in its place (`buildStub`, in
+`packages/core/src/tools/truncation.ts`; read in the npm release
+`@qwen-code/qwen-code` 0.24.4, `chunks/chunk-2VS5EEXU.js` L5319–5440):
+
+    <persisted-output>
+    Output too large (<KB> KB). Full output saved to: <absolute path>
+    Full output sha256: <64 hex>
+    Note: this file may be cleaned up after 24 hours.
+    To read the complete output, use the read_file tool with the absolute file path above.
+
+    Preview (up to 2000 chars):
+    <preview>
+    </persisted-output>
+
+When the file could not be written, the stub has no tag and a note in place of
+the path (`(file too large to persist)` and three others), and the same digest.
+Releases before 0.23 have no digest line; later source adds a `Total characters:
+<n>; total lines: <n>.` line and words the read-back line otherwise
+(`OTHER_AGENTS.md`), so the lines between the first and the preview are read by
+their label, not their place. The sha256 is of the same UTF-8 text the file
+holds: with LLM::Agent's markers, the only ones here a file can be proved
+against byte for byte (size, digest, and the preview as the file's start).
+
+The path is another machine's and is never opened: the file is looked up by its
+basename in the session's own results folder (`tool_results_dir`).
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: How the stub opens and closes (the whole output is the stub).
+OPEN = "<persisted-output>\n"
+CLOSE = "\n</persisted-output>"
+#: The first line: the size in KB and the path, or a note where no file was written.
+_FIRST_RE = re.compile(r"Output too large \((?P<kb>[0-9]{1,15}) KB\)\. (?P<rest>[^\n]*)")
+_SAVED = "Full output saved to: "
+_DIGEST = "Full output sha256: "
+_DIGEST_RE = re.compile(r"[0-9a-f]{64}")
+_TOTALS_RE = re.compile(
+    r"Total characters: (?P<chars>[0-9]{1,15}); total lines: (?P<lines>[0-9]{1,15})\."
+)
+#: The labels a preview can follow (`generatePreview`; the structured sample of later source).
+_PREVIEW_RE = re.compile(r"Preview \(up to (?P<limit>[0-9]{1,9}) chars\):|Structured sample:")
+#: The notes of a stub whose output was not written to a file (`persistAndTruncateToolResult`).
+NOT_WRITTEN = (
+    "(file too large to persist)",
+    "(session disk budget exhausted)",
+    "(invalid callId)",
+    "(disk persistence unavailable)",
+)
+#: `PREVIEW_SIZE_CHARS`: a preview is at most this many UTF-16 code units of the output.
+PREVIEW_UNITS = 2000
+#: The tags `generatePreview` escapes in a preview, so a preview never closes its stub.
+_ESCAPED_RE = re.compile(r"</?(?:persisted-output|system-reminder)>")
+
+
+@dataclass(frozen=True, slots=True)
+class QwenStub:
+    """One stub, as the model saw it: what it claims, none of it trusted."""
+
+    path: str | None
+    """The path as written (another machine's); None when the stub says no file was written."""
+    note: str | None
+    """The note in the path's place (`NOT_WRITTEN`), or None."""
+    kb: int
+    """The output's UTF-8 size, rounded to a KB of 1,024 bytes (`Math.round`)."""
+    digest: str | None
+    """The sha256 of the output's UTF-8 bytes; None before 0.23 (no digest line)."""
+    preview: str
+    """The preview: the output's start, cut at a line, tags escaped (`preview_of`)."""
+    structured: bool = False
+    """The preview is a structured sample (later source), not the output's start."""
+    total_chars: int | None = None
+    total_lines: int | None = None
+
+    @property
+    def file(self) -> str | None:
+        """The file's basename, the only part of the path that is used."""
+        if self.path is None:
+            return None
+        name = re.split(r"[/\\]", self.path.rstrip("/\\"))[-1]
+        return name or None
+
+
+def find_stub(text: str) -> QwenStub | None:
+    """The stub `text` is, or None: a stub is the whole output, never a part of one."""
+    tagged = text.startswith(OPEN)
+    if tagged:
+        if not text.endswith(CLOSE) or len(text) < len(OPEN) + len(CLOSE):
+            return None
+        body = text[len(OPEN) : -len(CLOSE)]
+    elif text.startswith("Output too large ("):
+        body = text
+    else:
+        return None
+    head, sep, rest = body.partition("\n\n")
+    if not sep:
+        return None
+    lines = head.split("\n")
+    first = _FIRST_RE.fullmatch(lines[0])
+    if first is None:
+        return None
+    said = first["rest"]
+    if said.startswith(_SAVED):
+        if not tagged:
+            return None
+        path, note = said[len(_SAVED) :], None
+    elif said in NOT_WRITTEN and not tagged:
+        path, note = None, said
+    else:
+        return None
+    digest = None
+    chars = total = None
+    for line in lines[1:]:
+        if line.startswith(_DIGEST):
+            value = line[len(_DIGEST) :]
+            if _DIGEST_RE.fullmatch(value) is None:
+                return None  # a digest line that is no digest: not Qwen Code's stub
+            digest = value
+        elif (m := _TOTALS_RE.fullmatch(line)) is not None:
+            chars, total = int(m["chars"]), int(m["lines"])
+    label, nl, preview = rest.partition("\n")
+    found = _PREVIEW_RE.fullmatch(label)
+    if found is None or not nl:
+        return None
+    return QwenStub(
+        path=path,
+        note=note,
+        kb=int(first["kb"]),
+        digest=digest,
+        preview=preview,
+        structured=found["limit"] is None,
+        total_chars=chars,
+        total_lines=total,
+    )
+
+
+# -- the rules a stub's claims are checked by -----------------------------------------------
+
+
+def size_kb(nbytes: int) -> int:
+    """`Math.round(nbytes / 1024)`: halves round up (the output's size is never negative)."""
+    return (2 * nbytes + 1024) // 2048
+
+
+def digest_of(data: bytes) -> str:
+    """The stub's digest of an output's UTF-8 bytes (what the file holds)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def preview_of(text: str) -> str:
+    """`generatePreview`: the whole output if it is at most `PREVIEW_UNITS` UTF-16 code
+    units; else its first `PREVIEW_UNITS`, cut at their last newline (when one is past the
+    start), and `\\n...`. Then the two tags are escaped (`&lt;…&gt;`).
+
+    JavaScript counts a string's length in UTF-16 code units, so a character outside
+    the Basic Multilingual Plane is two, and a cut may fall inside it (the half left is
+    kept, as JavaScript keeps it).
+    """
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) > 2 * PREVIEW_UNITS:
+        cut = units[: 2 * PREVIEW_UNITS].decode("utf-16-le", "surrogatepass")
+        at = cut.rfind("\n")
+        text = (cut[:at] if at > 0 else cut) + "\n..."
+    return _ESCAPED_RE.sub(lambda m: f"&lt;{m[0][1:-1]}&gt;", text)
+
+
+#: The bytes of a file's start that decide its preview: 2,000 UTF-16 code units are at most
+#: 6,000 UTF-8 bytes (three a unit at most), so a file longer than that is cut.
+PREVIEW_READ = 3 * PREVIEW_UNITS + 3
+
+
+def preview_of_start(head: bytes) -> str:
+    """`preview_of` the output whose file starts with `head`: its first `PREVIEW_READ`
+    bytes, or all of it when it is shorter. A character cut at the end of `head` is left
+    out (the preview never reaches it); bytes that are no UTF-8 read as U+FFFD, which
+    Qwen Code never writes, so such a file's preview cannot match."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    return preview_of(decoder.decode(head, final=len(head) < PREVIEW_READ))
+
+
+def file_name(call_id: str) -> str | None:
+    """`normalizeToolResultCallId` + `.txt`: the file a call's output is written to (the
+    call id's last path component, NULs as `_`); None for an id that names no file."""
+    safe = re.split(r"[/]", call_id.rstrip("/"))[-1].replace("\x00", "_") if call_id else ""
+    return None if safe in ("", ".", "..") else f"{safe}.txt"
+
+
+def tool_results_dir(session: Path, project_root: str) -> Path:
+    """Where a session's stubs' files are: `<runtimeDir>/tmp/<sha256(project root)>/
+    tool-results/`, the session being `<runtimeDir>/projects/<sanitized root>/chats/<id>.jsonl`
+    (`Storage.getToolResultsDir`; the root is the records' `cwd`). Keyed by project, not by
+    session: every session of a project shares it."""
+    runtime = session.parent.parent.parent.parent
+    digest = hashlib.sha256(project_root.encode("utf-8", "surrogatepass")).hexdigest()
+    return runtime / "tmp" / digest / "tool-results"
