@@ -115,7 +115,7 @@ def find_stub(text: str) -> QwenStub | None:
         path, note = said[len(_SAVED) :], None
     elif said in NOT_WRITTEN and not tagged:
         path, note = None, said
-    else:
+    else:  # (a relative `outputDirectory` would give an untagged path: not read as a stub)
         return None
     digest = None
     chars = total = None
@@ -173,23 +173,40 @@ def preview_of(text: str) -> str:
     return _ESCAPED_RE.sub(lambda m: f"&lt;{m[0][1:-1]}&gt;", text)
 
 
-#: The bytes of a file's start that decide its preview: 2,000 UTF-16 code units are at most
-#: 6,000 UTF-8 bytes (three a unit at most), so a file longer than that is cut.
-PREVIEW_READ = 3 * PREVIEW_UNITS + 3
+#: The bytes of a file's start that decide its preview. A unit of UTF-16 is at most three
+#: bytes of UTF-8, so 6,001 bytes of whole characters are over 2,000 units (the output is
+#: cut); a character cut at the end of the bytes read loses up to three of them.
+PREVIEW_READ = 3 * PREVIEW_UNITS + 4
+_LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def preview_of_start(head: bytes) -> str:
     """`preview_of` the output whose file starts with `head`: its first `PREVIEW_READ`
     bytes, or all of it when it is shorter. A character cut at the end of `head` is left
-    out (the preview never reaches it); bytes that are no UTF-8 read as U+FFFD, which
-    Qwen Code never writes, so such a file's preview cannot match."""
+    out (the preview never reaches it); bytes that are no UTF-8 read as U+FFFD."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     return preview_of(decoder.decode(head, final=len(head) < PREVIEW_READ))
 
 
+def preview_matches(claimed: str, head: bytes) -> bool:
+    """Whether a stub's preview is the one its file's start (`head`, as `preview_of_start`
+    takes it) gives.
+
+    Node writes a string's lone surrogates to the file as U+FFFD, where the stub (JSON)
+    keeps them: so both previews are compared with every lone surrogate as U+FFFD (the
+    half of a character the 2,000-unit cut leaves is one in both).
+    """
+    made = preview_of_start(head)
+    if claimed == made:
+        return True
+    return _LONE_SURROGATE_RE.sub("\ufffd", claimed) == _LONE_SURROGATE_RE.sub("\ufffd", made)
+
+
 def file_name(call_id: str) -> str | None:
     """`normalizeToolResultCallId` + `.txt`: the file a call's output is written to (the
-    call id's last path component, NULs as `_`); None for an id that names no file."""
+    call id's last path component, NULs as `_`); None for an id that names no file.
+
+    POSIX's rule, as Node applies it there; on Windows `basename` splits at `\\` too."""
     safe = re.split(r"[/]", call_id.rstrip("/"))[-1].replace("\x00", "_") if call_id else ""
     return None if safe in ("", ".", "..") else f"{safe}.txt"
 
@@ -198,7 +215,8 @@ def tool_results_dir(session: Path, project_root: str) -> Path:
     """Where a session's stubs' files are: `<runtimeDir>/tmp/<sha256(project root)>/
     tool-results/`, the session being `<runtimeDir>/projects/<sanitized root>/chats/<id>.jsonl`
     (`Storage.getToolResultsDir`; the root is the records' `cwd`). Keyed by project, not by
-    session: every session of a project shares it."""
+    session: every session of a project shares it. (On Windows the root is lower-cased
+    before it is hashed, and a sandbox with its own `outputDirectory` writes there.)"""
     runtime = session.parent.parent.parent.parent
     digest = hashlib.sha256(project_root.encode("utf-8", "surrogatepass")).hexdigest()
     return runtime / "tmp" / digest / "tool-results"

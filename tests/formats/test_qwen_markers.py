@@ -20,6 +20,7 @@ from transcript_view.core.formats.qwen_markers import (
     QwenStub,
     file_name,
     find_stub,
+    preview_matches,
     preview_of,
     preview_of_start,
     size_kb,
@@ -150,8 +151,17 @@ def test_the_preview_escapes_only_its_two_tags() -> None:
         "€" * 2000,  # exactly 2,000 units, 6,000 bytes: whole
         "x" * 1999 + "😀" * 10,  # the cut falls inside the first emoji
         "ab\n" + "€" * 1998 + "\n" + "z" * 10,
+        "€" * 2000 + "😀" + "x",  # the read ends inside the emoji after 2,000 units
     ],
-    ids=["ascii", "two-byte", "three-byte-over", "three-byte-at", "astral-cut", "newline-late"],
+    ids=[
+        "ascii",
+        "two-byte",
+        "three-byte-over",
+        "three-byte-at",
+        "astral-cut",
+        "newline-late",
+        "cut-after-limit",
+    ],
 )
 def test_the_preview_from_the_files_start_is_the_whole_outputs(output: str) -> None:
     data = output.encode()
@@ -160,7 +170,16 @@ def test_the_preview_from_the_files_start_is_the_whole_outputs(output: str) -> N
 
 def test_a_file_that_is_no_utf8_has_no_matching_preview() -> None:
     data = b"PASS \xff\n" * 10
-    assert "\ufffd" in preview_of_start(data)
+    assert not preview_matches(preview_of("PASS \n" * 10), data)
+    assert preview_matches(preview_of("PASS \ufffd\n" * 10), data)
+
+
+def test_a_lone_surrogate_is_u_fffd_in_the_file_and_still_matches() -> None:
+    # Node writes the output's lone surrogate as U+FFFD; the stub (JSON) keeps it.
+    output = "ok \ud800 then\n" * 300
+    written = output.encode("utf-8", "surrogatepass").replace(b"\xed\xa0\x80", b"\xef\xbf\xbd")
+    assert preview_matches(preview_of(output), written[:PREVIEW_READ])
+    assert not preview_matches(preview_of(output.replace("ok", "no")), written[:PREVIEW_READ])
 
 
 def test_the_size_is_math_round_of_kilobytes() -> None:
