@@ -39,6 +39,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Collection
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -144,8 +146,8 @@ def check_command(path: Path) -> list[str]:
     return [sys.executable, "-m", "transcript_view", "--check", str(path)]
 
 
-def inputs() -> dict[str, Path]:
-    """The inputs, generated on first use (minutes, once)."""
+def inputs(keys: Collection[str] | None = None) -> dict[str, Path]:
+    """The inputs (only `keys`, when given), generated on first use (minutes, once)."""
     data = DATA if SMOKE is None else DATA / f"smoke-{SMOKE // MiB}m"
 
     def size(n: int) -> int:
@@ -155,27 +157,31 @@ def inputs() -> dict[str, Path]:
         return n if SMOKE is None else min(n, 20)
 
     big_artifacts = (100, 10 * MiB) if SMOKE is None else (4, 1 * MiB)
-    return {
-        "64m": transcript(
+    makers: dict[str, Callable[[], Path]] = {
+        "64m": lambda: transcript(
             data / "throughput-64m.jsonl",
             size(64 * MiB),
             artifacts=8,
             artifact_size=64 << 10,
             spread=True,
         ),
-        "256m": transcript(
+        "256m": lambda: transcript(
             data / "throughput-256m.jsonl",
             size(256 * MiB),
             artifacts=8,
             artifact_size=64 << 10,
             spread=True,
         ),
-        "1g": transcript(data / "open-1g.jsonl", size(1024 * MiB)),
-        "claude": claude_session(data / "throughput-claude-64m.jsonl", size(64 * MiB)),
-        "claude-256m": claude_session(data / "throughput-claude-256m.jsonl", size(256 * MiB)),
-        "codex": codex_rollout(data / "throughput-codex-64m.jsonl", size(64 * MiB)),
-        "codex-256m": codex_rollout(data / "throughput-codex-256m.jsonl", size(256 * MiB)),
-        "artifacts": transcript(
+        "1g": lambda: transcript(data / "open-1g.jsonl", size(1024 * MiB)),
+        "claude": lambda: claude_session(data / "throughput-claude-64m.jsonl", size(64 * MiB)),
+        "claude-256m": lambda: claude_session(
+            data / "throughput-claude-256m.jsonl", size(256 * MiB)
+        ),
+        "codex": lambda: codex_rollout(data / "throughput-codex-64m.jsonl", size(64 * MiB)),
+        "codex-256m": lambda: codex_rollout(
+            data / "throughput-codex-256m.jsonl", size(256 * MiB)
+        ),
+        "artifacts": lambda: transcript(
             data / "check-1g.jsonl",
             1 * MiB,
             artifacts=big_artifacts[0],
@@ -183,7 +189,7 @@ def inputs() -> dict[str, Path]:
         ),
         # Issue 11: "memory must stay under 300 MiB through every phase at 1 GiB with
         # thousands of artifacts" (`gen.py --size 1G --markers 5000`).
-        "1g-artifacts": transcript(
+        "1g-artifacts": lambda: transcript(
             data / "user-1g.jsonl",
             size(1024 * MiB),
             artifacts=many(MANY_ARTIFACTS),
@@ -192,16 +198,16 @@ def inputs() -> dict[str, Path]:
         ),
         # The same budget for the other formats: a Claude Code sidecar's check keeps
         # its start, which a preview is compared with.
-        "claude-sidecars": claude_sidecars(
+        "claude-sidecars": lambda: claude_sidecars(
             data / "claude-sidecars", many(MANY_SIDECARS), SIDECAR_SIZE
         ),
-        # Issue 25: many small lines, as an agent session is.
-        **{
-            f"small-{name}-{tag}": gen(data / f"throughput-small-{name}-{tag}.jsonl", size(n))
-            for name, gen in SMALL_LINES.items()
-            for tag, n in (("256m", 256 * MiB), ("1g", 1024 * MiB))
-        },
     }
+    # Issue 25: many small lines, as an agent session is.
+    for name, gen in SMALL_LINES.items():
+        for tag, n in (("256m", 256 * MiB), ("1g", 1024 * MiB)):
+            path = data / f"throughput-small-{name}-{tag}.jsonl"
+            makers[f"small-{name}-{tag}"] = partial(gen, path, size(n))
+    return {key: make() for key, make in makers.items() if keys is None or key in keys}
 
 
 #: The small-line generators, by the name their files and rows take.
