@@ -278,11 +278,13 @@ def _codex_item(kind: str, **payload: Any) -> dict[str, Any]:
     return {"type": kind, **payload}
 
 
-def _token_count(size: int | None, window: int | None = 272_000) -> dict[str, Any]:
+def _token_count(size: object, window: object = 272_000) -> dict[str, Any]:
     info = None
     if size is not None:
-        usage = {"input_tokens": size, "cached_input_tokens": size // 2, "output_tokens": 77,
-                 "reasoning_output_tokens": 10, "total_tokens": size + 87}  # fmt: skip
+        cached = size // 2 if type(size) is int else size
+        total = size + 87 if type(size) is int else size
+        usage = {"input_tokens": size, "cached_input_tokens": cached, "output_tokens": 77,
+                 "reasoning_output_tokens": 10, "total_tokens": total}  # fmt: skip
         info = {"total_token_usage": usage, "last_token_usage": usage}
         if window is not None:
             info["model_context_window"] = window
@@ -552,8 +554,11 @@ def _random_rollout(path: Path, seed: int, steps: int = 150) -> Path:
             ])  # fmt: skip
             lines.append(codex_line("response_item", item, i))
         elif r < 0.92:
-            size = rng.choice([None, rng.randint(1, 300_000)])
-            count = _token_count(size, rng.choice([None, 272_000]))
+            # Counts that are none too: negative, a string, a bool; windows the same.
+            size = rng.choice([None, rng.randint(1, 300_000), rng.randint(1, 9), -5, "12", True])
+            count = _token_count(size, rng.choice([None, 272_000, 272_000, 0, -1, "big"]))
+            if rng.random() < 0.05:
+                count = {"type": "token_count", "info": {"last_token_usage": [size]}}
             lines.append(codex_line("event_msg", count, i))
         elif r < 0.96:
             history = [_codex_item("message", role="user", content=text)] * rng.randint(0, 3)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from _pilot import hold_analysis, settle, settle_except, sync
 from _real_shapes import CONTEXT_SUMMARY, codex_compacted_rollout, context_session
+from _runs import line as ref_line
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent, rows_of
 from _support import REFERENCE
 
@@ -244,3 +245,46 @@ async def test_a_compaction_off_the_screen_is_recounted_when_the_analysis_lands(
             assert _notes(_block_rows(screen, line)).startswith("compaction · trigger")
     finally:
         opened.set()
+
+
+def _kept_run(path: Path) -> Path:
+    """An LLM::Agent run: a plain message (2), a sticky one (3), one injected at a depth (4;
+    a depth of any value keeps a message, as the pass reads it), two calls, then a
+    compaction that replaces everything through line 6 but what it keeps."""
+    answer = {"role": "assistant", "content": "A" * 20, "usage": {"prompt-tokens": 37}}
+    compaction = {"summary": "Z" * 60, "tokens-before": 300, "tokens-after": 90,
+                  "replaces-through-id": "00000000-0000-4000-8000-000000000006",
+                  "fallback": False}  # fmt: skip
+    lines = [
+        ref_line(1, "session-meta", {"app": "t"}),
+        ref_line(2, "message", {"role": "user", "content": "U" * 100}),
+        ref_line(3, "message", {"role": "user", "content": "S" * 40, "sticky": True}),
+        ref_line(4, "message", {"role": "user", "content": "D" * 30, "depth": "x"}),
+        ref_line(5, "message", answer),
+        ref_line(6, "message", {"role": "user", "content": "V" * 50}),
+        ref_line(7, "message", {**answer, "usage": {"prompt-tokens": 80}}),
+        ref_line(8, "compaction", compaction),
+        ref_line(9, "message", {**answer, "usage": {"prompt-tokens": 91}}),
+    ]
+    path.write_text("".join(lines), "utf-8")
+    return path
+
+
+@sync
+async def test_a_message_no_compaction_drops_says_so_and_a_plain_one_leaves(
+    tmp_path: Path,
+) -> None:
+    app = TranscriptApp(_kept_run(tmp_path / "run.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        said = {}
+        for line in (2, 3, 4):
+            await _enter_on(screen, pilot, line)
+            said[line] = _notes(_block_rows(screen, line))
+        left = "in context for calls 1–2 (2 calls); left at the compaction on line 8"
+        assert said[2].startswith(left), said[2]
+        for line in (3, 4):  # kept through the compaction: in context for every call
+            assert said[line].startswith("in context for calls 1–3 (3 calls)"), said[line]
+            assert "left at" not in said[line]

@@ -23,22 +23,33 @@ from transcript_view.viewer.app import TranscriptApp
 from transcript_view.viewer.context_screen import ContextScreen
 
 
-def _work_calls() -> list[tuple[str, ast.Call]]:
-    """Every `@work(...)` decorator in the viewer's modules, with where it is."""
+def _is_work(node: ast.expr) -> bool:
+    """`work` or `<module>.work` (`textual.work`)."""
+    return (isinstance(node, ast.Name) and node.id == "work") or (
+        isinstance(node, ast.Attribute) and node.attr == "work"
+    )
+
+
+def _work_decorators() -> list[tuple[str, ast.expr]]:
+    """Every `@work` decorator in the viewer's modules (bare or called), with where it is."""
     found = []
     for path in sorted((ROOT / "viewer").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 for deco in node.decorator_list:
-                    if isinstance(deco, ast.Call) and getattr(deco.func, "id", None) == "work":
+                    if _is_work(deco.func if isinstance(deco, ast.Call) else deco):
                         found.append((f"{path.name}:{node.name}", deco))
     return found
 
 
 def test_every_worker_says_what_it_is() -> None:
-    calls = _work_calls()
-    assert len(calls) >= 10  # the scan sees the workers
-    missing = [w for w, call in calls if "description" not in {k.arg for k in call.keywords}]
+    decorators = _work_decorators()
+    assert len(decorators) >= 10  # the scan sees the workers
+    missing = [
+        where
+        for where, deco in decorators
+        if not isinstance(deco, ast.Call) or "description" not in {k.arg for k in deco.keywords}
+    ]
     assert missing == []
 
 
