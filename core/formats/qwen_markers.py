@@ -24,6 +24,11 @@ their label, not their place. The sha256 is of the same UTF-8 text the file
 holds: with LLM::Agent's markers, the only ones here a file can be proved
 against byte for byte (size, digest, and the preview as the file's start).
 
+Two other forms name a file and keep a head and a tail, with no digest (`find_cut`):
+the per-batch budget's `Tool output truncated. Persisted tool-output artifact: <path>`,
+and the older `Tool output was too large and has been truncated.` of Gemini CLI's
+heritage, whose file is `<name>.output` in the project's temp folder.
+
 The path is another machine's and is never opened: the file is looked up by its
 basename in the session's own results folder (`tool_results_dir`).
 """
@@ -141,6 +146,105 @@ def find_stub(text: str) -> QwenStub | None:
         total_chars=chars,
         total_lines=total,
     )
+
+
+# -- the two other forms that name a file ---------------------------------------------------
+
+#: The per-batch budget's cut (`fitText`, `tools/tool-response-finalizer.ts`; 0.24.4
+#: `chunks/chunk-DPEB6S2R.js` L13922–13948): when a batch of results is over its budget,
+#: each result over its share is written whole (`persistAndTruncateToolResult`, under a
+#: `-<n>` name when two share an id) and the model gets this header, then the result's
+#: head (a fifth of what fits) and tail around `\n...\n`.
+_CUT = "Tool output truncated."
+_CUT_ONE = " Persisted tool-output artifact: "
+_CUT_MANY = " Persisted tool-output artifacts:\n"
+_CUT_MARK = "\n...\n"
+#: The older per-tool cut (`truncateAndSaveToFile`, 0.24.4 `chunks/chunk-2VS5EEXU.js`
+#: L5139–5232), Gemini CLI's heritage: the file is `<projectTempDir>/<name>.output`.
+_SAVED_OLD = (
+    "Tool output was too large and has been truncated.\nThe full output has been saved to: "
+)
+_SAVED_OLD_PART = "\n\nTruncated part of the output:\n"
+_SAVED_OLD_MARK = "\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class QwenCut:
+    """A result cut to a head and a tail (either form above), and the files its whole went to."""
+
+    paths: tuple[str, ...]
+    """The paths as written (another machine's); () when none was written."""
+    head: str
+    tail: str | None
+    """None: only a head was kept (the budget left no room for a tail, or the old form kept
+    the head only)."""
+    old: bool = False
+    """The older per-tool form (`truncateAndSaveToFile`); else the per-batch budget's."""
+
+
+def _units(text: str) -> bytes:
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def _text(units: bytes) -> str:
+    return units.decode("utf-16-le", "surrogatepass")
+
+
+def find_cut(text: str) -> QwenCut | None:
+    """The cut `text` is (the whole result), or None."""
+    if text.startswith(_SAVED_OLD):
+        return _old_cut(text)
+    if not text.startswith(_CUT):
+        return None
+    rest = text[len(_CUT) :]
+    paths: tuple[str, ...]
+    if rest.startswith(_CUT_ONE):
+        path, sep, body = rest[len(_CUT_ONE) :].partition("\n\n")
+        if not sep or not path or "\n" in path:
+            return None
+        paths = (path,)
+    elif rest.startswith(_CUT_MANY):
+        listing, sep, body = rest[len(_CUT_MANY) :].partition("\n\n")
+        items = listing.split("\n")
+        if not sep or not all(item.startswith("- ") and len(item) > 2 for item in items):
+            return None
+        paths = tuple(item[2:] for item in items)
+    elif rest.startswith("\n\n"):
+        paths, body = (), rest[2:]
+    else:
+        return None
+    head, tail = _head_and_tail(body)
+    return QwenCut(paths, head, tail)
+
+
+def _head_and_tail(body: str) -> tuple[str, str | None]:
+    """`fitText`'s preview split where it joined them: the head is `floor(C / 5)` UTF-16 units
+    of a budget `C`, the tail the rest, each one unit shorter where it would have cut a
+    character in two; so the mark is found at the one place each case puts it."""
+    units = _units(body)
+    n = len(units) // 2
+    if n <= len(_CUT_MARK):
+        return body, None  # only a head fitted
+    mark = _units(_CUT_MARK)
+    for short_head in (0, 1):
+        for short_tail in (0, 1):
+            budget = n - len(_CUT_MARK) + short_head + short_tail
+            at = budget // 5 - short_head
+            if units[2 * at : 2 * (at + len(_CUT_MARK))] == mark:
+                return _text(units[: 2 * at]), _text(units[2 * (at + len(_CUT_MARK)) :])
+    return body, None  # no mark where one belongs: a head alone, as far as it says
+
+
+def _old_cut(text: str) -> QwenCut | None:
+    """The older form: its path, then its fixed words, then the head and tail."""
+    path, nl, rest = text[len(_SAVED_OLD) :].partition("\n")
+    if not nl or not path:
+        return None
+    _, part, kept = rest.partition(_SAVED_OLD_PART)
+    if not part:
+        return None
+    head, mark, tail = kept.partition(_SAVED_OLD_MARK)
+    return QwenCut((path,), head, tail if mark else None, old=True)
 
 
 # -- the rules a stub's claims are checked by -----------------------------------------------

@@ -17,8 +17,10 @@ import pytest
 from transcript_view.core.formats.qwen_markers import (
     NOT_WRITTEN,
     PREVIEW_READ,
+    QwenCut,
     QwenStub,
     file_name,
+    find_cut,
     find_stub,
     preview_matches,
     preview_of,
@@ -200,3 +202,109 @@ def test_the_results_folder_is_the_projects_not_the_sessions(tmp_path: Path) -> 
     digest = "2af6b4a70d443ffdfe2b93b75008d7d9e4b3327c183f7e70cc2fb5e29ceec35d"
     expected = tmp_path / ".qwen" / "tmp" / digest / "tool-results"
     assert tool_results_dir(session, "/home/alice/proj") == expected
+
+
+# -- the two other forms ---------------------------------------------------------------------
+
+
+def _js_len(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _js_slice(text: str, start: int, stop: int | None = None) -> str:
+    units = text.encode("utf-16-le", "surrogatepass")
+    end = len(units) if stop is None else 2 * stop
+    return units[2 * start : end].decode("utf-16-le", "surrogatepass")
+
+
+def fit_text(text: str, max_chars: int, files: list[str]) -> str:
+    """`fitText` as 0.24.4 has it (`chunks/chunk-DPEB6S2R.js` L13901–13948), written out
+    line for line (the fixture, not the code under test)."""
+
+    def start_whole(s: str, n: int) -> str:  # sliceStartWithoutBrokenSurrogate
+        end = min(n, _js_len(s))
+        if end > 0 and 0xD800 <= ord(_js_slice(s, end - 1, end)) <= 0xDBFF:
+            end -= 1
+        return _js_slice(s, 0, end)
+
+    def end_whole(s: str, n: int) -> str:  # sliceEndWithoutBrokenSurrogate
+        start = max(0, _js_len(s) - n)
+        if start < _js_len(s) and 0xDC00 <= ord(_js_slice(s, start, start + 1)) <= 0xDFFF:
+            start += 1
+        return _js_slice(s, start)
+
+    if _js_len(text) <= max_chars:
+        return text
+    if len(files) == 1:
+        header = f"Tool output truncated. Persisted tool-output artifact: {files[0]}"
+    elif files:
+        listing = "\n".join(f"- {f}" for f in files)
+        header = f"Tool output truncated. Persisted tool-output artifacts:\n{listing}"
+    else:
+        header = "Tool output truncated."
+    budget = max_chars - _js_len(header) - 2
+    if budget <= 5:
+        return f"{header}\n\n{start_whole(text, budget)}"
+    content = budget - 5
+    head = content // 5
+    return f"{header}\n\n{start_whole(text, head)}\n...\n{end_whole(text, content - head)}"
+
+
+TEXT = "".join(f"line {i}: {'x' * (i % 7)}\n" for i in range(400))
+
+
+@pytest.mark.parametrize("budget", [300, 301, 302, 303, 304, 999, 2000])
+@pytest.mark.parametrize("files", [[PATH], [PATH, PATH + "-1"], []], ids=["one", "two", "none"])
+def test_the_batch_budgets_cut_gives_back_its_head_and_tail(budget: int, files: list[str]) -> None:
+    cut = find_cut(fit_text(TEXT, budget, files))
+    assert cut is not None and cut.paths == tuple(files) and not cut.old
+    assert cut.tail is not None
+    assert TEXT.startswith(cut.head) and TEXT.endswith(cut.tail)
+    assert 4 * len(cut.head) <= len(cut.tail) <= 4 * len(cut.head) + 5
+
+
+@pytest.mark.parametrize("shift", range(6))
+def test_a_cut_inside_a_character_still_splits_where_fit_text_joined(shift: int) -> None:
+    # Emoji everywhere: either end of the head or the tail may fall inside one.
+    text = "ab" + "😀" * 400 + "cd"
+    made = fit_text(text, 200 + shift, [PATH])
+    cut = find_cut(made)
+    assert cut is not None and cut.tail is not None
+    assert text.startswith(cut.head) and text.endswith(cut.tail)
+    assert made.endswith(f"{cut.head}\n...\n{cut.tail}")
+
+
+def test_a_tiny_budget_keeps_a_head_alone() -> None:
+    header = f"Tool output truncated. Persisted tool-output artifact: {PATH}"
+    cut = find_cut(fit_text(TEXT, len(header) + 2 + 4, [PATH]))
+    assert cut == QwenCut((PATH,), TEXT[:4], None)
+
+
+def test_the_older_form_names_its_output_file_and_keeps_both_ends() -> None:
+    head, tail = "first\nlines", "last\nlines"
+    text = (
+        "Tool output was too large and has been truncated.\n"
+        "The full output has been saved to: /home/a/.qwen/tmp/h/run_shell_command_1a2b3c.output\n"
+        "To read the complete output, use the read_file tool with the absolute file path above.\n"
+        "The truncated output below shows the beginning and end of the content. The marker "
+        "'... [CONTENT TRUNCATED] ...' indicates where content was removed.\n\n"
+        f"Truncated part of the output:\n{head}\n\n---\n... [CONTENT TRUNCATED] ...\n---\n\n{tail}"
+    )
+    cut = find_cut(text)
+    path = "/home/a/.qwen/tmp/h/run_shell_command_1a2b3c.output"
+    assert cut == QwenCut((path,), head, tail, old=True)
+    assert find_cut("see: " + text) is None
+    assert find_cut(text.replace("Truncated part of the output:", "Part:")) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tool output truncated.x",
+        "Tool output truncated. Persisted tool-output artifact: \n\nbody",
+        "Tool output truncated. Persisted tool-output artifacts:\nnot a list\n\nbody",
+        "The tool said: Tool output truncated.\n\nbody",
+    ],
+)
+def test_what_is_no_cut(text: str) -> None:
+    assert find_cut(text) is None
