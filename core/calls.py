@@ -395,20 +395,10 @@ ROW = 9
 #: A row's bytes: packed, not appended to an array number by number (an array converts
 #: each number through its general parser: five times slower than `pack`).
 ROW_FORMAT = struct.Struct(f"={ROW}q")
-_NUMBER = struct.Struct("=q")
 #: A row's last three fields (`TOKENS`, `SOURCE`, `WINDOW`): what a pass writes into its
-#: last row when the file records the call's size after the call began (Codex).
+#: last row when the file records the call's size after the call began (Codex's
+#: `token_count`; a Claude Code response whose usage is on a later line of it).
 FIGURE_FORMAT = struct.Struct("=3q")
-
-
-def row_field(rows: bytearray, index: int, what: int) -> int:
-    """Field `what` of row `index` of a run's rows."""
-    return int(_NUMBER.unpack_from(rows, (index * ROW + what) * 8)[0])
-
-
-def set_row_field(rows: bytearray, index: int, what: int, value: int) -> None:
-    """Set field `what` of row `index` of a run's rows."""
-    _NUMBER.pack_into(rows, (index * ROW + what) * 8, value)
 
 
 @dataclass(slots=True)

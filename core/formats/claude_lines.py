@@ -29,13 +29,11 @@ from msgspec import UNSET, UnsetType
 
 from transcript_view.core.calls import (
     CLAUDE_USAGE,
+    FIGURE_FORMAT,
     FOLDS,
     ROW_FORMAT,
-    SOURCE,
-    TOKENS,
     CallRun,
     Compaction,
-    set_row_field,
 )
 from transcript_view.core.decoding import decode_line, decoded_lines
 from transcript_view.core.formats.batches import LATER, Later
@@ -632,6 +630,7 @@ def map_claude(
     # (user and assistant lines) before each, their characters and the biggest.
     run = b.calls
     rows, add_row, pack, model_index = run.rows, run.rows.extend, ROW_FORMAT.pack, run.model_index
+    put_figure, at_end = FIGURE_FORMAT.pack_into, -FIGURE_FORMAT.size
     items = context = started = 0
     big_line = big_chars = reset_at = -1
     head: object = None
@@ -756,8 +755,7 @@ def map_claude(
             elif not sized:  # a response begun in this batch, its usage still to come
                 tokens = usage_tokens(message.usage)
                 if tokens >= 0:
-                    set_row_field(rows, started - 1, TOKENS, tokens)
-                    set_row_field(rows, started - 1, SOURCE, CLAUDE_USAGE)
+                    put_figure(rows, len(rows) + at_end, tokens, CLAUDE_USAGE, -1)  # its row
                     sized = True
             called: list[str] = []
             chars = 0
