@@ -41,6 +41,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from transcript_view.core.formats.claude_markers import basename
+
 #: How the stub opens and closes (the whole output is the stub).
 OPEN = "<persisted-output>\n"
 CLOSE = "\n</persisted-output>"
@@ -89,10 +91,7 @@ class QwenStub:
     @property
     def file(self) -> str | None:
         """The file's basename, the only part of the path that is used."""
-        if self.path is None:
-            return None
-        name = re.split(r"[/\\]", self.path.rstrip("/\\"))[-1]
-        return name or None
+        return (basename(self.path) or None) if self.path is not None else None
 
 
 def find_stub(text: str) -> QwenStub | None:
@@ -255,11 +254,6 @@ def size_kb(nbytes: int) -> int:
     return (2 * nbytes + 1024) // 2048
 
 
-def digest_of(data: bytes) -> str:
-    """The stub's digest of an output's UTF-8 bytes (what the file holds)."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def preview_of(text: str) -> str:
     """`generatePreview`: the whole output if it is at most `PREVIEW_UNITS` UTF-16 code
     units; else its first `PREVIEW_UNITS`, cut at their last newline (when one is past the
@@ -269,9 +263,9 @@ def preview_of(text: str) -> str:
     the Basic Multilingual Plane is two, and a cut may fall inside it (the half left is
     kept, as JavaScript keeps it).
     """
-    units = text.encode("utf-16-le", "surrogatepass")
+    units = _units(text)
     if len(units) > 2 * PREVIEW_UNITS:
-        cut = units[: 2 * PREVIEW_UNITS].decode("utf-16-le", "surrogatepass")
+        cut = _text(units[: 2 * PREVIEW_UNITS])
         at = cut.rfind("\n")
         text = (cut[:at] if at > 0 else cut) + "\n..."
     return _ESCAPED_RE.sub(lambda m: f"&lt;{m[0][1:-1]}&gt;", text)
@@ -311,7 +305,7 @@ def file_name(call_id: str) -> str | None:
     call id's last path component, NULs as `_`); None for an id that names no file.
 
     POSIX's rule, as Node applies it there; on Windows `basename` splits at `\\` too."""
-    safe = re.split(r"[/]", call_id.rstrip("/"))[-1].replace("\x00", "_") if call_id else ""
+    safe = call_id.rstrip("/").rpartition("/")[2].replace("\x00", "_")
     return None if safe in ("", ".", "..") else f"{safe}.txt"
 
 
