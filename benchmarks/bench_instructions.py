@@ -29,7 +29,6 @@ and idle groups time it).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -167,7 +166,6 @@ def run() -> list[Row]:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     for label, ours, floor, what, _unit, *was in run():
         then = f" (before: {was[0]:,.0f} M, {ours / was[0]:.3f}x)" if was else ""
         print(f"{label}: {ours:,.0f} M vs {what} {floor:,.0f} M = {ours / floor:.2f}x{then}")
