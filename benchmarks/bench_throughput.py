@@ -14,8 +14,10 @@ run, and prints it. Medians of 3, warm page cache.
 * **large artifacts** — the check benchmark's transcript (100 artifacts, 1,000
   MiB) against the floor of its transcript plus `sha256sum` of its artifacts.
   Target <= 1.25x.
-* **Claude Code, Codex, 64 MiB / 256 MiB** — `gen.claude_session` /
-  `gen.codex_rollout`; target <= 2x the floor.
+* **Claude Code, Codex, 64 MiB / 256 MiB; Qwen Code, Gemini CLI, 256 MiB** —
+  `gen.claude_session` / `gen.codex_rollout` / `gen.qwen_session` (8 stubs verified by
+  sha256) / `gen.gemini_session` (each message written again as it changes, 8 cuts
+  matched by head and tail); target <= 2x the floor.
 * **thousands of files** — a 1 GiB transcript with 5,000 artifacts of 64 KiB,
   and a Claude Code session with 2,000 sidecars of 200 KB
   (`gen.claude_sidecars`): their time against the floor plus `sha256sum` of the
@@ -54,8 +56,10 @@ from gen import (  # noqa: E402
     claude_session,
     claude_sidecars,
     codex_rollout,
+    gemini_session,
     line_sizes,
     parse_size,
+    qwen_session,
     small_claude_session,
     small_codex_rollout,
     small_transcript,
@@ -181,6 +185,10 @@ def inputs(keys: Collection[str] | None = None) -> dict[str, Path]:
         "codex-256m": lambda: codex_rollout(
             data / "throughput-codex-256m.jsonl", size(256 * MiB)
         ),
+        "qwen-256m": lambda: qwen_session(data / "throughput-qwen-256m", size(256 * MiB)),
+        "gemini-256m": lambda: gemini_session(
+            data / "throughput-gemini-256m" / "tmp" / "proj", size(256 * MiB)
+        ),
         "artifacts": lambda: transcript(
             data / "check-1g.jsonl",
             1 * MiB,
@@ -290,6 +298,8 @@ def run(runs: int = RUNS) -> list[Row]:
         ("claude-256m", "Claude Code session", "target <= 2"),
         ("codex", "Codex rollout", "target <= 2"),
         ("codex-256m", "Codex rollout", "target <= 2"),
+        ("qwen-256m", "Qwen Code session", "target <= 2"),
+        ("gemini-256m", "Gemini CLI session", "target <= 2"),
     ]
     for name in SMALL_LINES:
         for tag in ("256m", "1g"):

@@ -424,6 +424,116 @@ def codex_rollout(path: Path, size: int) -> Path:
     return _jsonl(path, size, rounds)
 
 
+def qwen_session(runtime: Path, size: int, spills: int = 8) -> Path:
+    """A Qwen Code session of about `size` bytes under the runtime folder `runtime` (as
+    `~/.qwen` holds one): user, assistant (a call, its usage and window) and tool-result
+    records, and `spills` results spread through it that went to a 64 KiB file each in the
+    project's `tool-results/`, each given to the model as Qwen Code's stub with its sha256
+    (`core.formats.qwen_markers`; the stub's text as 0.24.4 writes it)."""
+    from transcript_view.core.formats.qwen_markers import preview_of, size_kb, tool_results_dir
+
+    cwd = "/home/someone/proj"
+    chats = runtime / "projects" / "-home-someone-proj" / "chats"
+    path = chats / "b3c0ffee-0000-4000-8000-000000000001.jsonl"
+    results = tool_results_dir(path, cwd)
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 8
+    rounds_total = max(size // 2000, 1)  # a round is about 2 KB
+    every = max(rounds_total // max(spills, 1), 1)
+    body = "".join(f"line {i:05d}: {filler[:100]}\n" for i in range(600))[: 64 << 10]
+
+    def base(i: int, k: int, kind: str) -> dict[str, object]:
+        return {"uuid": f"u{i:09d}-{k}", "parentUuid": f"u{i:09d}-{k - 1}" if k else None,
+                "sessionId": "b3c0ffee-0000-4000-8000-000000000001", "timestamp": _ts(i),
+                "type": kind, "cwd": cwd, "version": "0.24.4", "gitBranch": "main"}  # fmt: skip
+
+    def rounds(i: int) -> list[dict[str, object]]:
+        call = f"call_{i:012d}"
+        output = f"result {i}: {filler}"
+        if i % every == 0 and i // every <= spills:
+            results.mkdir(parents=True, exist_ok=True)
+            (results / f"{call}.txt").write_text(body)
+            data = body.encode()
+            output = (
+                f"<persisted-output>\nOutput too large ({size_kb(len(data))} KB). Full output "
+                f"saved to: /home/someone/.qwen/tmp/x/tool-results/{call}.txt\n"
+                f"Full output sha256: {hashlib.sha256(data).hexdigest()}\n"
+                "Note: this file may be cleaned up after 24 hours.\n"
+                "To read the complete output, use the read_file tool with the absolute file "
+                f"path above.\n\nPreview (up to 2000 chars):\n{preview_of(body)}\n"
+                "</persisted-output>"
+            )
+        user = {**base(i, 0, "user"),
+                "message": {"role": "user", "parts": [{"text": f"step {i}: {filler[:160]}"}]}}
+        model = {**base(i, 1, "assistant"), "model": "qwen3-coder-plus",
+                 "message": {"role": "model", "parts": [
+                     {"text": "running it"},
+                     {"functionCall": {"id": call, "name": "run_shell_command",
+                                       "args": {"command": "ls -la"}}}]},
+                 "usageMetadata": {"promptTokenCount": 1200 + i, "candidatesTokenCount": 40,
+                                   "totalTokenCount": 1240 + i},
+                 "contextWindowSize": 1_000_000}
+        result = {**base(i, 2, "tool_result"),
+                  "message": {"role": "user", "parts": [{"functionResponse": {
+                      "id": call, "name": "run_shell_command", "response": {"output": output}}}]},
+                  "toolCallResult": {"callId": call, "status": "success",
+                                     "resultDisplay": output[:80]}}  # fmt: skip
+        return [user, model, result]
+
+    return _jsonl(path, size, rounds, compact=True)
+
+
+def gemini_session(home: Path, size: int, spills: int = 8) -> Path:
+    """A Gemini CLI session of about `size` bytes in the project temp folder `home` (as
+    `~/.gemini/tmp/<project>` holds one), written as Gemini CLI writes it: each round a
+    user message, the model's message written again with its call and then with the
+    call's result and tokens, and a metadata patch after each; `spills` results spread
+    through it were cut to a head and a tail (`formatTruncatedToolOutput`, as 5411f113
+    writes it) with the whole in `tool-outputs/session-<id>/`."""
+    session = "b3c0ffee-0000-4000-8000-000000000002"
+    path = home / "chats" / f"session-2026-11-30T00-00-{session[:8]}.jsonl"
+    outputs = home / "tool-outputs" / f"session-{session}"
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 8
+    rounds_total = max(size // 3300, 1)  # a round is about 3.3 KB
+    every = max(rounds_total // max(spills, 1), 1)
+    body = "".join(f"line {i:05d}: {filler[:100]}\n" for i in range(600))[: 64 << 10]
+
+    def rounds(i: int) -> list[dict[str, object]]:
+        call = f"run_shell_command-{i}"
+        output = f"result {i}: {filler}"
+        if i == 1:
+            head = [{"sessionId": session, "projectHash": "ab" * 32, "startTime": _ts(i),
+                     "lastUpdated": _ts(i), "kind": "main"}]  # fmt: skip
+        else:
+            head = []
+        if i % every == 0 and i // every <= spills:
+            outputs.mkdir(parents=True, exist_ok=True)
+            (outputs / f"{call}.txt").write_text(body)
+            h, t = 800, 3200
+            output = (
+                f"Output too large. Showing first {h:,} and last {t:,} characters. For full "
+                f"output see: /home/someone/.gemini/tmp/proj/tool-outputs/session-{session}/"
+                f"{call}.txt\n{body[:h]}\n\n... [{len(body) - h - t:,} characters omitted] "
+                f"...\n\n{body[-t:]}"
+            )
+        user = {"id": f"u{i}", "timestamp": _ts(i), "type": "user",
+                "content": [{"text": f"step {i}: {filler[:160]}"}]}  # fmt: skip
+        model: dict[str, object] = {"id": f"g{i}", "timestamp": _ts(i), "type": "gemini",
+                                    "content": "running it", "thoughts": [], "tokens": None,
+                                    "model": "gemini-2.5-pro"}  # fmt: skip
+        patch = {"$set": {"lastUpdated": _ts(i)}}
+        first = dict(model)
+        tool = {"id": call, "name": "run_shell_command", "args": {"command": "ls -la"},
+                "status": "scheduled", "timestamp": _ts(i)}  # fmt: skip
+        with_call = {**model, "toolCalls": [tool]}
+        done = {**with_call, "toolCalls": [{**tool, "status": "success", "result": [
+            {"functionResponse": {"id": call, "name": "run_shell_command",
+                                  "response": {"output": output}}}]}],
+                "tokens": {"input": 1200 + i, "output": 40, "cached": 0, "total": 1240 + i}}
+        return [*head, user, patch, first, patch, with_call, patch, done, patch]  # fmt: skip
+
+    return _jsonl(path, size, rounds, compact=True)
+
+
 # -- many small lines ----------------------------------------------------------------------
 #
 # The generators above write ~400-1,000-byte lines. A real agent session is mostly

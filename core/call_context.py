@@ -50,11 +50,13 @@ from transcript_view.core.calls import Compaction, ModelCall, estimate_tokens
 from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats import claude_lines as cl
 from transcript_view.core.formats import codex as cx
+from transcript_view.core.formats import gemini as gm
+from transcript_view.core.formats import qwen as qw
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
 from transcript_view.core.tables import Replay
 from transcript_view.core.text import plural
-from transcript_view.core.transcript import LineProblem, Transcript
+from transcript_view.core.transcript import LineProblem, Transcript, parse_json_line
 
 __all__ = [
     "CLEARED_TEXT",
@@ -235,6 +237,12 @@ def context_of_call(
     elif analysis.format is Format.CODEX:
         made, compaction, problems = _codex(transcript, analysis, stop)
         chars, replay = sum(e.chars for e in made), None
+    elif analysis.format is Format.QWEN:
+        made, compaction, problems = _qwen(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in made), None
+    elif analysis.format is Format.GEMINI:
+        made, compaction, problems = _gemini(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in made), None
     else:
         made, compaction, problems = _claude(transcript, analysis, stop)
         chars, replay = sum(e.chars for e in made), None
@@ -277,6 +285,8 @@ def _same_response(analysis: Analysis | SessionAnalysis, index: int, line: int) 
         return True
     if isinstance(analysis, SessionAnalysis) and analysis.format is Format.CODEX:
         return _codex_same_response(analysis.transcript, first, line)
+    if isinstance(analysis, SessionAnalysis) and analysis.format is Format.QWEN:
+        return _qwen_same_response(analysis.transcript, first, line)
     if not isinstance(analysis, SessionAnalysis) or analysis.format is not Format.CLAUDE_CODE:
         return False
     t = analysis.transcript
@@ -718,6 +728,101 @@ def _codex(
             )
         )
     return tuple(out), compaction, []
+
+
+# -- Qwen Code -----------------------------------------------------------------------------------
+
+
+def _qwen_record(t: Transcript, line: int) -> Mapping[str, Any] | None:
+    start, _ = t.line_span(line)
+    obj = parse_json_line(t.raw_line(line), line, start)
+    return obj if isinstance(obj, Mapping) else None
+
+
+def _qwen_same_response(t: Transcript, first: int, line: int) -> bool:
+    """Whether session `line` is a record of the turn that begins on `first`: the model's
+    records of one turn share its `uuid`, one after the other."""
+    if line - first > _RESPONSE_SPAN:
+        return False
+    head = _qwen_record(t, first)
+    uuid = head.get("uuid") if head is not None else None
+    if not isinstance(uuid, str):
+        return False
+    for at in range(first + 1, line + 1):
+        obj = _qwen_record(t, at)
+        if obj is None or obj.get("type") != "assistant" or obj.get("uuid") != uuid:
+            return False
+    return True
+
+
+_QWEN_ROLES = {"user": "user", "assistant": "assistant", "tool_result": "tool"}
+
+
+def _qwen(
+    t: Transcript, analysis: SessionAnalysis, stop: int
+) -> tuple[tuple[ContextEntry, ...], Compaction | None, list[str]]:
+    """The records sent before line `stop`: since the last compression (whose compressed
+    history the model continued from), in file order. A rewind's dead branch is still
+    counted: the file says which records it left, but not in a form read here yet."""
+    compaction = _last_reset(analysis.calls.compactions, stop)
+    start = compaction.line if compaction is not None else 1
+    last = min(stop - 1, t.line_count)
+    out: list[ContextEntry] = []
+    for line in range(start, last + 1):
+        obj = _qwen_record(t, line)
+        if obj is None:
+            continue
+        role = qw.record_role(obj)
+        if role is None:
+            continue
+        chars = qw.record_chars(obj)
+        if role == qw.RESET:
+            out.append(ContextEntry(line, "summary", chars, "compressed history", summary=True))
+            continue
+        kind = str(obj.get("type"))
+        what = "tool result" if kind == "tool_result" else "message"
+        out.append(ContextEntry(line, _QWEN_ROLES.get(kind, "other"), chars, what))
+    return tuple(out), compaction, []
+
+
+# -- Gemini CLI ----------------------------------------------------------------------------------
+
+
+def _gemini(
+    t: Transcript, analysis: SessionAnalysis, stop: int
+) -> tuple[tuple[ContextEntry, ...], Compaction | None, list[str]]:
+    """The messages in force before line `stop`, in the order first written: the last
+    version of each, from the last rewrite of the history on, less what a rewind dropped
+    (`loadConversationRecord`'s rule)."""
+    compaction = _last_reset(analysis.calls.compactions, stop)
+    start = compaction.line if compaction is not None else 1
+    last = min(stop - 1, t.line_count)
+    in_force: dict[str, ContextEntry] = {}
+    for line in range(start, last + 1):
+        obj = _qwen_record(t, line)
+        if obj is None:
+            continue
+        patch = obj.get("$set")
+        history = patch.get("messages") if isinstance(patch, Mapping) else None
+        if isinstance(history, list):
+            in_force = {}
+            for m in history:
+                if isinstance(m, Mapping) and gm.is_message(m) and m.get("type") in gm.SENT_TYPES:
+                    in_force[str(m["id"])] = _gemini_entry(line, m, " (rewritten history)")
+        elif isinstance(obj.get("$rewindTo"), str):
+            ids = list(in_force)
+            target = obj["$rewindTo"]
+            for gone in ids[ids.index(target) :] if target in in_force else ids:
+                del in_force[gone]
+        elif gm.is_message(obj) and obj.get("type") in gm.SENT_TYPES:
+            in_force[str(obj["id"])] = _gemini_entry(line, obj, "")  # a rewrite keeps its place
+    return tuple(in_force.values()), compaction, []
+
+
+def _gemini_entry(line: int, message: Mapping[str, Any], where: str) -> ContextEntry:
+    role = "assistant" if message.get("type") == "gemini" else "user"
+    what = "message and its tool results" if message.get("toolCalls") else "message"
+    return ContextEntry(line, role, gm.message_chars(message), what + where)
 
 
 def _compacted_entries(raw: bytes, line: int, offset: int) -> list[ContextEntry]:

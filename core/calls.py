@@ -58,6 +58,8 @@ CODEX_TOKEN_COUNT = 2
 REFERENCE_PROMPT_TOKENS = 3
 REFERENCE_PROMPT_TOKENS_SNAKE = 4
 REFERENCE_INPUT_TOKENS = 5
+QWEN_USAGE = 6
+GEMINI_TOKENS = 7
 
 #: The field each code names, as `--context` prints it.
 FIELDS = (
@@ -67,10 +69,15 @@ FIELDS = (
     "usage.prompt-tokens",
     "usage.prompt_tokens",
     "usage: input_tokens + cache_read_input_tokens + cache_creation_input_tokens",
+    "usageMetadata.promptTokenCount",
+    "tokens.input",
 )
 
-#: Where a recorded window comes from, by format (only Codex records one).
+#: Where a recorded window comes from (Codex's; Qwen Code's is `RECORDED_WINDOWS`).
 RECORDED_WINDOW = "token_count: info.model_context_window"
+#: Where a recorded window comes from, by the source of the call's size (it is recorded
+#: beside it): Codex's `token_count`, Qwen Code's assistant record.
+RECORDED_WINDOWS = {CODEX_TOKEN_COUNT: RECORDED_WINDOW, QWEN_USAGE: "contextWindowSize"}
 
 # -- the window table ------------------------------------------------------------------------
 
@@ -173,6 +180,8 @@ class Compaction:
     before_field: str | None = None
     tokens_after: int | None = None
     """Its size after, as recorded (LLM::Agent's `tokens-after`)."""
+    after_field: str | None = None
+    """Where `tokens_after` is read from, when not LLM::Agent's `tokens-after`."""
     tokens_saved: int | None = None
     """What it saved, as recorded (a microcompaction's `tokensSaved`)."""
     summary: str = "readable"
@@ -189,6 +198,7 @@ class Compaction:
             "tokens_before": self.tokens_before,
             "before_field": self.before_field,
             "tokens_after": self.tokens_after,
+            "after_field": self.after_field,
             "tokens_saved": self.tokens_saved,
             "summary": self.summary,
         }
@@ -307,7 +317,8 @@ class ModelCalls:
         """Call `index`'s window, where it comes from, and its basis (see `ModelCall`)."""
         recorded = self.windows[index]
         if recorded > 0:
-            return recorded, WindowSource.RECORDED, RECORDED_WINDOW
+            basis = RECORDED_WINDOWS.get(self.fields[index], RECORDED_WINDOW)
+            return recorded, WindowSource.RECORDED, basis
         if override is not None:
             return override, WindowSource.OPTION, "--window"
         model = self.models[index]

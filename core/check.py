@@ -63,6 +63,20 @@ def checked_words(report: Report) -> str:
         return words
     if report.format is Format.CODEX:
         return "nothing stored to check (this format keeps no sidecars)"
+    if report.format is Format.GEMINI:
+        n = report.matched
+        words = f"{n:,} {'matches its file' if n == 1 else 'match their files'} (head, tail "
+        words += "and length; this format records no digest)"
+        if report.present:
+            words += f", {report.present:,} present (their form records nothing else)"
+        return words
+    if report.format is Format.QWEN:
+        words = f"{report.verified:,} verified (size, sha256 and preview)"
+        if report.matched:
+            words += f", {report.matched:,} matched (no digest: a preview, or a head and tail)"
+        if report.expired:
+            words += f", {report.expired:,} expired (deleted after 24 hours, as Qwen Code does)"
+        return words
     return f"{report.verified:,} verified"
 
 

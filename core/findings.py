@@ -41,6 +41,7 @@ KINDS: dict[str, Severity] = {
     "not-stored": Severity.NOTE,
     "cleared-result": Severity.NOTE,
     "chars-differ": Severity.NOTE,
+    "expired-artifact": Severity.NOTE,
 }
 
 

@@ -364,7 +364,7 @@ class VerificationLedger:
     def counts_utf16(self, name: str) -> bool:
         """Whether the file's UTF-16 length matters (a Claude Code size names it in those units)."""
         return any(
-            isinstance(s, SpillSite) and not s.bash and s.size_text is not None
+            isinstance(s, SpillSite) and ((not s.bash and s.size_text is not None) or s.units)
             for s in self._by_file.get(name, ())
         )
 
@@ -443,8 +443,9 @@ class VerificationLedger:
         carries no more of its file than the markers compare.
         """
         needs = self.edge_needs(name)
-        if needs is None:
-            return EDGE_BYTES, 0  # a sidecar's start is read as text; its end never
+        if needs is None:  # a sidecar's start is read as text; its end only for a cut's tail
+            tail = any(site.tail for site in self._spill_sites(name))
+            return EDGE_BYTES, EDGE_BYTES if tail else 0
         head = max((n for end, n in needs if end == "head"), default=0)
         return head, max((n for end, n in needs if end == "tail"), default=0)
 
@@ -564,13 +565,25 @@ class VerificationLedger:
 
     @property
     def matched(self) -> int:
-        """Markers of a format with no digest whose preview and size match their sidecar."""
-        return self._states[MarkerState.MATCHES]
+        """Markers of a format with no digest whose preview and size match their sidecar, or
+        whose file's start and end are the head and tail the model saw."""
+        return self._states[MarkerState.MATCHES] + self._states[MarkerState.EXCERPT_MATCHES]
 
     @property
     def present(self) -> int:
         """Markers whose form records nothing but the sidecar's name, and it is there."""
         return self._states[MarkerState.PRESENT]
+
+    @property
+    def agreeing(self) -> int:
+        """Markers whose file is what they say, as far as their form lets it be checked:
+        verified (a digest), or matched (a preview, or a head and tail, and a size)."""
+        return self.verified + self.matched
+
+    @property
+    def expired(self) -> int:
+        """Markers whose file is gone as the agent allows (`MarkerState.EXPIRED`)."""
+        return self._states[MarkerState.EXPIRED]
 
     @property
     def verified(self) -> int:

@@ -49,6 +49,7 @@ from transcript_view.core.call_context import call_at_line
 from transcript_view.core.calls import Compaction, ModelCalls, estimate_tokens
 from transcript_view.core.envelopes import Compaction as CompactionEnvelope
 from transcript_view.core.envelopes import Message
+from transcript_view.core.formats import gemini, qwen
 from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.codex import (
     COMPACTION_ITEMS,
@@ -243,6 +244,10 @@ def line_chars(fmt: Format, obj: object) -> int:
         return 0
     if not isinstance(obj, Mapping):
         return 0
+    if fmt is Format.QWEN:
+        return qwen.record_chars(obj)
+    if fmt is Format.GEMINI:
+        return gemini.record_chars(obj)
     if fmt is Format.CODEX:
         item = obj.get("payload")
         if obj.get("type") != "response_item" or not isinstance(item, Mapping):
@@ -301,6 +306,10 @@ def _role(fmt: Format, raw: bytes, line: int, offset: int) -> tuple[str | None, 
     if not isinstance(obj, Mapping):
         return None, obj
     kind = obj.get("type")
+    if fmt is Format.QWEN:
+        return qwen.record_role(obj), obj
+    if fmt is Format.GEMINI:
+        return gemini.record_role(obj), obj
     if fmt is Format.CLAUDE_CODE:
         # An attachment is context Claude Code adds to the next request, its size unrecorded:
         # a difference across one is not the items' alone.
@@ -333,6 +342,10 @@ def _is_result(fmt: Format, obj: object) -> bool:
         return obj.role == "tool"
     if not isinstance(obj, Mapping):
         return False
+    if fmt is Format.QWEN:
+        return qwen.is_tool_result(obj)
+    if fmt is Format.GEMINI:
+        return False  # results are in the model's own message (`toolCalls[].result`)
     if fmt is Format.CODEX:
         item = obj.get("payload")
         return isinstance(item, Mapping) and item.get("type") in OUTPUT_TYPES
@@ -768,7 +781,7 @@ def compaction_figures(calls: ModelCalls, line: int) -> CompactionFigures | None
     if before is None and index > 0:
         call = calls.call(index - 1)
         before, before_label = call.tokens, f"call {call.number:,}'s size, {call.source}"
-    after, after_label = c.tokens_after, "tokens-after"
+    after, after_label = c.tokens_after, c.after_field or "tokens-after"
     if after is None and index < len(calls):
         call = calls.call(index)
         after, after_label = call.tokens, f"call {call.number:,}'s size, {call.source}"

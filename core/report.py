@@ -60,6 +60,8 @@ class Report:
     """Markers whose sidecar's start is their preview and whose size is theirs (no digest)."""
     present: int = 0
     """Markers of a form that records only the sidecar's name, whose sidecar is there."""
+    expired: int = 0
+    """Markers whose file is gone as the agent allows (Qwen Code's 24 hours)."""
     orphans: list[OrphanFile] = field(default_factory=list)
     badges: list[Badge] = field(default_factory=list)
     """Each excerpt marker's line, file and state, in transcript order."""
@@ -72,6 +74,12 @@ class Report:
     def count(self, severity: Severity) -> int:
         """How many findings have this severity."""
         return sum(1 for f in self.findings if f.severity is severity)
+
+    @property
+    def agreeing(self) -> int:
+        """Markers whose file is what they say, as far as their form lets it be checked
+        (`VerificationLedger.agreeing`): verified or matched."""
+        return self.verified + self.matched
 
     @property
     def errors(self) -> int:
@@ -95,6 +103,7 @@ class Report:
             "verified": self.verified,
             "matched": self.matched,
             "present": self.present,
+            "expired": self.expired,
             "badges": [b.as_dict() for b in self.badges],
             "findings": [f.as_dict() for f in self.findings],
         }
@@ -211,6 +220,7 @@ def report_of(ledger: VerificationLedger) -> Report:
         format=analysis.format if isinstance(analysis, SessionAnalysis) else Format.REFERENCE,
         matched=ledger.matched,
         present=ledger.present,
+        expired=ledger.expired,
     )
 
 

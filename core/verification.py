@@ -50,6 +50,12 @@ class MarkerState(StrEnum):
     """A sidecar whose preview and size match (formats that record no digest)."""
     PRESENT = "present"
     """A sidecar that is there, in a form that records nothing else to check."""
+    EXCERPT_MATCHES = "excerpt matches"
+    """A file whose start and end are the head and tail the model saw (no digest to prove
+    the rest)."""
+    EXPIRED = "expired"
+    """A file that is gone, as the agent says it may be (Qwen Code deletes its files after
+    24 hours): the rest is lost, as allowed, not by a fault."""
     MISSING = "missing"
     DIGEST_MISMATCH = "digest mismatch"
     SIZE_MISMATCH = "size mismatch"

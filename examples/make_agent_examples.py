@@ -39,6 +39,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from _gemini import GeminiSession  # noqa: E402
+from _qwen import QwenSession  # noqa: E402
 from _sessions import (  # noqa: E402
     CLAUDE_UNSEEN,
     ClaudeSession,
@@ -325,11 +327,113 @@ def codex(root: Path) -> Path:
     return path
 
 
+#: The Qwen Code example's context window, as its assistant records give it.
+QWEN_WINDOW = 1_000_000
+#: What a Qwen Code call is sent besides the conversation (system prompt, tools).
+QWEN_UNSEEN = 11_500
+
+
+def qwen(root: Path) -> Path:
+    """A Qwen Code session under `qwen/` as `~/.qwen` holds it, with each marker form and each
+    check: a stub verified by its sha256, one whose file is gone (expired after 24 hours),
+    one from before the digest line (0.21: matched by size and preview), one whose file was
+    edited (digest mismatch), one whose file could not be written, a batch budget's cut
+    (head and tail matched), a compression, a rewind and telemetry records."""
+    s = QwenSession(root / "qwen", cwd="/Users/someone/proj", home="/Users/someone/.qwen")
+    tokens = QWEN_UNSEEN
+
+    def turn(text: str | None, calls: list[tuple[str, str, dict[str, object]]] = (),  # type: ignore[assignment]
+             **kw: object) -> None:  # fmt: skip
+        nonlocal tokens
+        s.assistant(text, calls, tokens=tokens, **kw)  # type: ignore[arg-type]
+        tokens += 40 + sum(len(json.dumps(a)) // 4 for _, _, a in calls)
+
+    def result(record: dict[str, object]) -> None:
+        nonlocal tokens
+        tokens += len(json.dumps(record["message"])) // 4
+
+    s.user("The test suite is slow and something fails; find out what.")
+    tokens += 15
+    turn("Let me run the tests first.", [("call_01test", "run_shell_command",
+         {"command": "pytest -q"})], thought="Start with the whole suite.")  # fmt: skip
+    tests = "".join(f"PASS tests/test_{i:04d}.py::test_case ({i % 7}.{i % 10}s)\n"
+                    for i in range(1400)) + "FAIL tests/test_1400.py::test_login\n"  # fmt: skip
+    result(s.spill("call_01test", "run_shell_command", tests))
+    turn("One failure, in test_login. Its log:", [("call_02log", "run_shell_command",
+         {"command": "cat build/test.log"})])  # fmt: skip
+    result(s.spill("call_02log", "run_shell_command", build_log(), file=False))
+    turn(None, [("call_03grep", "grep_search", {"pattern": "def handler_"})])
+    result(s.spill("call_03grep", "grep_search", grep_output(), digest=False))
+    turn(None, [("call_04cfg", "read_file", {"absolute_path": "/Users/someone/proj/app.cfg"})])
+    config = "".join(f"option_{i} = {i * 3}\n" for i in range(2600))
+    result(s.spill("call_04cfg", "read_file", config,
+                   stored=config.replace("option_7 = 21", "option_7 = 22")))  # fmt: skip
+    turn(None, [("call_05dump", "run_shell_command", {"command": "cat core.dump | xxd"})])
+    dump = "".join(f"{i * 16:08x}: " + "00 " * 16 + "\n" for i in range(800))
+    result(s.not_persisted("call_05dump", "run_shell_command", dump,
+                           "(file too large to persist)"))  # fmt: skip
+    both = [("call_06a", "list_directory", {"path": "src"}),
+            ("call_06b", "run_shell_command", {"command": "git log"})]  # fmt: skip
+    turn("Two things at once:", both)
+    listing = "".join(f"src/module_{i:03d}.py\n" for i in range(600))
+    result(s.budget_cut("call_06a", "list_directory", listing, 3000))
+    result(s.tool_result("call_06b", "run_shell_command", "a1b2c3 Fix login timeout\n"))
+    s.system("ui_telemetry", {"uiEvent": {"event.name": "api_response", "duration_ms": 2210}})
+    s.compression(
+        "The user asked why the suite is slow and what fails. test_login fails (see "
+        "tests/test_1400.py); the log is gone; app.cfg sets option_7.", tokens, 4_200)
+    tokens = QWEN_UNSEEN + 4_200
+    before = s.user("Fix test_login.")
+    tokens += 5
+    turn("I'll change the timeout.", [("call_07edit", "replace",
+         {"file_path": "src/login.py", "old": "timeout=1", "new": "timeout=5"})])  # fmt: skip
+    result(s.tool_result("call_07edit", "replace", "Edited src/login.py (1 replacement)."))
+    s.rewind(str(before["parentUuid"]))
+    s.user("Fix test_login without touching the timeout.")
+    turn("Then the retry count is the thing to change.")
+    return s.write()
+
+
+def gemini(root: Path) -> Path:
+    """A Gemini CLI session under `gemini/` as `~/.gemini` holds it (`tmp/<project>/chats/`),
+    each message written again as it changes, as Gemini CLI writes it: a shell output cut
+    to a head and a tail whose file matches, one whose file was deleted, one whose file
+    lost its end, a result masked from the history later (a `$set` of every message), a
+    rewind, and the UI's own messages."""
+    s = GeminiSession(root / "gemini" / "tmp" / "proj", home="/Users/someone/.gemini/tmp/proj")
+    s.user("The test suite is slow and something fails; find out what.")
+    run = [("run_shell_command-1732", "run_shell_command", {"command": "pytest -q"})]
+    first = s.gemini("Running the suite.", run, tokens=9_850, thought="Run everything.")
+    tests = "".join(f"PASS tests/test_{i:04d}.py::test_case ({i % 7}.{i % 10}s)\n"
+                    for i in range(1400)) + "FAIL tests/test_1400.py::test_login\n"  # fmt: skip
+    s.spill(first, "run_shell_command-1732", tests)
+    second = s.gemini("test_login fails. Its log:", [("run_shell_command-1733",
+                      "run_shell_command", {"command": "cat build/test.log"})],
+                      tokens=11_020)  # fmt: skip
+    s.spill(second, "run_shell_command-1733", build_log() * 3, file=False)
+    third = s.gemini("And the config:", [("read_file-1734", "read_file",
+                     {"absolute_path": "/Users/someone/proj/app.cfg"})], tokens=11_600)  # fmt: skip
+    s.result(third, "read_file-1734", "".join(f"option_{i} = {i * 3}\n" for i in range(400)))
+    fourth = s.gemini("The grep:", [("run_shell_command-1735", "run_shell_command",
+                      {"command": "grep -rn handler src"})], tokens=14_300)  # fmt: skip
+    out = grep_output() * 3
+    s.spill(fourth, "run_shell_command-1735", out, stored=out[:-400])
+    s.lines.append({"id": "msg-info-1", "timestamp": "2026-11-20T10:09:00.000Z", "type": "info",
+                    "content": "Older tool outputs were masked to save context."})  # fmt: skip
+    s.mask(third, "read_file-1734")
+    s.user("Fix test_login.")
+    wrong = s.gemini("Raising the timeout.", tokens=6_400)
+    s.rewind(str(wrong["id"]))
+    s.gemini("Then the retry count is the thing to change.", tokens=6_420)
+    return s.write()
+
+
 def main() -> None:
-    for name in ("claude", "codex"):
+    names = sys.argv[1:] or ["claude", "codex", "qwen", "gemini"]
+    makers = {"claude": claude, "codex": codex, "qwen": qwen, "gemini": gemini}
+    for name in names:
         shutil.rmtree(HERE / name, ignore_errors=True)
-    print(claude(HERE))
-    print(codex(HERE))
+        print(makers[name](HERE))
 
 
 if __name__ == "__main__":

@@ -147,6 +147,8 @@ CODEX = (
     "codex/sessions/2026/01/01/"
     "rollout-2026-01-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
 )
+QWEN = "qwen/projects/-Users-someone-proj/chats/7b0e2c1a-5d3f-4e6a-9b8c-0d1e2f3a4b5c.jsonl"
+GEMINI = "gemini/tmp/proj/chats/session-2026-11-20T10-00-3f9a2c1e.jsonl"
 
 SHOTS: list[tuple[str, str, Script]] = [
     ("demo", "demo.jsonl", nothing),
@@ -164,6 +166,8 @@ SHOTS: list[tuple[str, str, Script]] = [
     ("claude-call-context", CLAUDE, call_context),
     ("claude-sessions", "claude", nothing),
     ("codex-rollout", CODEX, first_marker),
+    ("qwen-session", QWEN, first_problem),
+    ("gemini-session", GEMINI, nothing),
 ]
 
 
@@ -177,10 +181,32 @@ async def shoot(name: str, transcript: str, script: Script) -> Path:
         return Path(app.save_screenshot(f"{name}.svg", path=str(HERE)))
 
 
+async def shoot_every_agent(name: str) -> Path:
+    """`--sessions` on the examples laid out as one machine's agents (a temporary home)."""
+    import os
+    import tempfile
+
+    from _support import every_agent_home
+
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = dict(os.environ)
+        os.environ.pop("QWEN_HOME", None)
+        os.environ.update(every_agent_home(Path(tmp)))
+        try:
+            app = TranscriptApp(None, every_agent=True)
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                return Path(app.save_screenshot(f"{name}.svg", path=str(HERE)))
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
 def main() -> int:
     """Write every screenshot; print each path."""
     for name, transcript, script in SHOTS:
         print(asyncio.run(shoot(name, transcript, script)))
+    print(asyncio.run(shoot_every_agent("every-agent-sessions")))
     return 0
 
 

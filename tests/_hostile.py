@@ -15,6 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from _gemini import GeminiSession
+from _gemini import truncated as gemini_truncated
+from _qwen import QwenSession
+from _qwen import stub as qwen_stub
 from _sessions import (
     ClaudeSession,
     claude_preview,
@@ -695,8 +699,209 @@ CASES += [
     ),
 ]
 
+
+# -- Qwen Code --------------------------------------------------------------------------------
+
+
+def _qwen(d: Path) -> QwenSession:
+    s = QwenSession(d / ".qwen")
+    s.user("go")
+    s.assistant(None, [("call_01", "run_shell_command", {"command": "cat big"})], tokens=900)
+    return s
+
+
+def _qwen_other_machine(d: Path) -> Path:
+    # The stub's absolute path exists here, outside the project's tool-results/: never opened.
+    full = numbered(300)
+    outside = d / "elsewhere"
+    outside.mkdir()
+    (outside / "call_01.txt").write_text(full)
+    s = _qwen(d)
+    s.home = str(outside)
+    record = s.spill("call_01", "run_shell_command", full, file=False)
+    text = record["message"]["parts"][0]["functionResponse"]["response"]["output"]
+    record["message"]["parts"][0]["functionResponse"]["response"]["output"] = text.replace(
+        s.foreign_path("call_01.txt"), str(outside / "call_01.txt")
+    )
+    return s.write()
+
+
+def _qwen_dotdot(d: Path) -> Path:
+    s = _qwen(d)
+    record = s.spill("call_01", "run_shell_command", numbered(300))
+    part = record["message"]["parts"][0]["functionResponse"]["response"]
+    part["output"] = part["output"].replace("call_01.txt", "..")
+    return s.write()
+
+
+def _qwen_results_file(make: Callable[[Path, Path], None]) -> Callable[[Path], Path]:
+    def build(d: Path) -> Path:
+        s = _qwen(d)
+        s.spill("call_01", "run_shell_command", numbered(300))
+        target = s.results / "call_01.txt"
+        target.unlink()
+        make(target, d)
+        return s.write()
+
+    return build
+
+
+def _qwen_quoted(d: Path) -> Path:
+    s = _qwen(d)
+    doc = "Qwen Code replies with a stub like this one:\n\n" + qwen_stub(
+        "/home/x/.qwen/tmp/ab/tool-results/call_9.txt", kb=3, digest="0" * 64, preview="hi"
+    ) + "\n\nand cuts a batch as `Tool output truncated. Persisted tool-output artifact: x`."
+    s.tool_result("call_01", "read_file", doc)
+    return s.write()
+
+
+def _qwen_ansi(d: Path) -> Path:
+    s = _qwen(d)
+    s.spill("call_01", "run_shell_command", SGR_OUTPUT + "\x1b]0;title\x07\u202e" + numbered(300))
+    return s.write()
+
+
+CASES += [
+    Case(
+        "qwen-other-machine",
+        "a Qwen Code stub whose absolute path exists here, outside the project's "
+        "tool-results/ (never followed: the file there is taken as gone)",
+        _qwen_other_machine,
+        0,
+    ),
+    Case(
+        "qwen-dotdot",
+        "a Qwen Code stub whose path ends in `..`",
+        _qwen_dotdot,
+        1,
+        ("unsafe-name",),
+    ),
+    Case(
+        "qwen-result-fifo",
+        "a Qwen Code result file that is a fifo",
+        _qwen_results_file(lambda p, d: os.mkfifo(p)),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "qwen-result-symlink-out",
+        "a Qwen Code result file that is a symlink out of tool-results/",
+        _qwen_results_file(_symlink_out),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "qwen-quoted-stub",
+        "a Qwen Code result quoting a stub and a cut mid-text: text, not markers",
+        _qwen_quoted,
+        0,
+    ),
+    Case("qwen-ansi", "control sequences in a Qwen Code stub's preview", _qwen_ansi, 0),
+]
+
+
+# -- Gemini CLI -------------------------------------------------------------------------------
+
+_GCALL = "run_shell_command-1"
+
+
+def _gemini(d: Path) -> tuple[GeminiSession, dict[str, object]]:
+    s = GeminiSession(d / ".gemini" / "tmp" / "proj")
+    s.user("go")
+    m = s.gemini("running", [(_GCALL, "run_shell_command", {"command": "cat big"})], tokens=900)
+    return s, m
+
+
+def _gemini_other_machine(d: Path) -> Path:
+    # The marker's absolute path exists here, outside the session's tool-outputs/.
+    full = numbered(300)
+    outside = d / "elsewhere"
+    outside.mkdir()
+    (outside / f"{_GCALL}.txt").write_text(full)
+    s, m = _gemini(d)
+    s.home = str(outside)
+    s.spill(m, _GCALL, full, file=False)
+    return s.write()
+
+
+def _gemini_dotdot(d: Path) -> Path:
+    s, m = _gemini(d)
+    s.spill(m, _GCALL, numbered(300))
+    for line in s.lines:
+        for call in line.get("toolCalls", ()) if isinstance(line, dict) else ():
+            for part in call.get("result", ()):
+                response = part["functionResponse"]["response"]
+                response["output"] = response["output"].replace(f"{_GCALL}.txt", "..", 1)
+    return s.write()
+
+
+def _gemini_outputs_file(make: Callable[[Path, Path], None]) -> Callable[[Path], Path]:
+    def build(d: Path) -> Path:
+        s, m = _gemini(d)
+        s.spill(m, _GCALL, numbered(300))
+        target = s.outputs / f"{_GCALL}.txt"
+        target.unlink()
+        make(target, d)
+        return s.write()
+
+    return build
+
+
+def _gemini_quoted(d: Path) -> Path:
+    s, _ = _gemini(d)
+    doc = "Gemini CLI cuts a shell output like this:\n\n" + gemini_truncated(
+        numbered(300), "/home/x/.gemini/tmp/p/tool-outputs/session-1/shell_1.txt", 2000
+    ) + "\n\nand masks an old one with `<tool_output_masked>`."
+    m = s.gemini("reading", [("read_file-2", "read_file", {"path": "doc.md"})], tokens=950)
+    s.result(m, "read_file-2", doc)
+    return s.write()
+
+
+CASES += [
+    Case(
+        "gemini-other-machine",
+        "a Gemini CLI marker whose absolute path exists here, outside the session's "
+        "tool-outputs/ (never followed)",
+        _gemini_other_machine,
+        1,
+        ("missing-artifact",),
+    ),
+    Case(
+        "gemini-dotdot",
+        "a Gemini CLI marker path ending in `..` (its file, named by nothing else, an orphan)",
+        _gemini_dotdot,
+        1,
+        ("orphan-artifact", "unsafe-name"),
+    ),
+    Case(
+        "gemini-output-fifo",
+        "a Gemini CLI output file that is a fifo",
+        _gemini_outputs_file(lambda p, d: os.mkfifo(p)),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "gemini-output-symlink-out",
+        "a Gemini CLI output file that is a symlink out of tool-outputs/",
+        _gemini_outputs_file(_symlink_out),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "gemini-quoted-marker",
+        "a Gemini CLI result quoting a truncation mid-text: text, not a marker",
+        _gemini_quoted,
+        0,
+    ),
+]
+
 #: Cases whose transcript quotes marker texts: no marker, no finding, no badge.
-QUOTED_MARKERS = ("claude-quoted-markers", "codex-quoted-notices")
+QUOTED_MARKERS = (
+    "claude-quoted-markers",
+    "codex-quoted-notices",
+    "qwen-quoted-stub",
+    "gemini-quoted-marker",
+)
 
 
 def _codex_zst(damage: Callable[[bytes], bytes]) -> Callable[[Path], Path]:

@@ -41,6 +41,15 @@ CODEX_EXAMPLE = (
     / "rollout-2026-01-01T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
 )  # fmt: skip
 
+QWEN_EXAMPLE = (
+    EXAMPLES / "qwen" / "projects" / "-Users-someone-proj" / "chats"
+    / "7b0e2c1a-5d3f-4e6a-9b8c-0d1e2f3a4b5c.jsonl"
+)  # fmt: skip
+
+GEMINI_EXAMPLE = (
+    EXAMPLES / "gemini" / "tmp" / "proj" / "chats" / "session-2026-11-20T10-00-3f9a2c1e.jsonl"
+)
+
 #: The five reference transcripts (their `.events.jsonl` siblings are event logs).
 REFERENCE_TRANSCRIPTS = ["basic", "many", "writefail", "aging", "compaction"]
 
@@ -139,3 +148,42 @@ def generate(path: Path, size: str, markers: int, artifact_size: str = "20K") ->
         check=True, capture_output=True,
     )  # fmt: skip
     return path
+
+
+def every_agent_home(root: Path) -> dict[str, str]:
+    """The bundled examples laid out as one machine's agents (copies under `root`), each
+    session's time its first timestamp's (so "newest first" is one order everywhere), and
+    the environment that points every agent's default root there (`--sessions`)."""
+    import os
+    import shutil
+    from datetime import datetime
+
+    from transcript_view.core.formats.detect import Format
+    from transcript_view.core.formats.sessions import list_sessions
+
+    home = root / "home"
+    layout = {
+        "claude": home / ".claude",
+        "codex": home / ".codex",
+        "qwen": home / ".qwen",
+        "gemini": home / ".gemini",
+    }
+    for name, target in layout.items():
+        shutil.copytree(EXAMPLES / name, target)
+    trees = [
+        (layout["claude"] / "projects", Format.CLAUDE_CODE),
+        (layout["codex"] / "sessions", Format.CODEX),
+        (layout["qwen"] / "projects", Format.QWEN),
+        (layout["gemini"] / "tmp", Format.GEMINI),
+    ]
+    for tree, fmt in trees:
+        for s in list_sessions(tree, fmt):
+            assert s.started is not None
+            when = datetime.fromisoformat(s.started.replace("Z", "+00:00")).timestamp()
+            os.utime(s.path, (when, when))
+    return {
+        "CLAUDE_CONFIG_DIR": str(layout["claude"]),
+        "CODEX_HOME": str(layout["codex"]),
+        "QWEN_RUNTIME_DIR": str(layout["qwen"]),
+        "GEMINI_CLI_HOME": str(home),
+    }

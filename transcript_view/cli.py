@@ -20,13 +20,13 @@ if TYPE_CHECKING:
     from transcript_view.core.formats.detect import Format
 
 #: The ways to call it: the viewer opens one PATH, `--check` takes several, and
-#: `--claude` / `--codex` stand for that agent's sessions folder. One line per
-#: mode, so a new mode or option is one more line here.
+#: `--claude` / `--codex` / `--gemini` / `--qwen` stand for that agent's sessions folder.
+#: One line per mode, so a new mode or option is one more line here.
 USAGE = """\
 %(prog)s [options] PATH
        %(prog)s --check [--json] [--strict] [--format F] PATH...
        %(prog)s --context [--json] [--window N] [--format F] FILE
-       %(prog)s [--check] (--claude | --codex)"""
+       %(prog)s [--check] (--sessions | --claude | --codex | --gemini | --qwen)"""
 
 #: Laid out by hand: the help formatter keeps the epilog's columns, so it wraps nothing.
 DESCRIPTION = """\
@@ -92,12 +92,27 @@ def _parser() -> argparse.ArgumentParser:
     agents = p.add_argument_group("an agent's own sessions folder, instead of PATH")
     where = agents.add_mutually_exclusive_group()
     where.add_argument(
+        "--sessions",
+        action="store_true",
+        help="every agent's found on this machine, at the default folders below",
+    )
+    where.add_argument(
         "--claude",
         action="store_true",
         help="Claude Code's: $CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects",
     )
     where.add_argument(
         "--codex", action="store_true", help="Codex's: $CODEX_HOME/sessions, or ~/.codex/sessions"
+    )
+    where.add_argument(
+        "--gemini",
+        action="store_true",
+        help="Gemini CLI's: $GEMINI_CLI_HOME/.gemini/tmp, or ~/.gemini/tmp",
+    )
+    where.add_argument(
+        "--qwen",
+        action="store_true",
+        help="Qwen Code's: $QWEN_RUNTIME_DIR/projects, $QWEN_HOME/projects or ~/.qwen/projects",
     )
     check = p.add_argument_group("headless verification (for scripts and CI)")
     check.add_argument(
@@ -142,7 +157,7 @@ def _positive(text: str) -> int:
 
 
 #: `--format` values (the core's `Format` names, spelled out so `--help` needs no import).
-FORMATS = ("reference", "claude-code", "codex")
+FORMATS = ("reference", "claude-code", "codex", "qwen", "gemini")
 
 
 def _format(name: str | None) -> Format | None:
@@ -182,7 +197,9 @@ def _describe(path: Path) -> str | None:
 def _context(args: argparse.Namespace, paths: list[Path], agent: str | None) -> int:
     """`--context FILE`: one transcript's model calls (`core.context`)."""
     if args.check or args.strict or agent is not None:
-        return _usage_error("--context takes one FILE (not --check, --strict, --claude, --codex)")
+        return _usage_error(
+            "--context takes one FILE (not --check, --strict, --claude, --codex, --gemini, --qwen)"
+        )
     if len(paths) != 1:
         return _usage_error("--context takes one FILE")
     path = paths[0]
@@ -196,15 +213,45 @@ def _context(args: argparse.Namespace, paths: list[Path], agent: str | None) -> 
     return run_context(path, as_json=args.json, window=args.window, format=_format(args.format))
 
 
+def _every_agent(args: argparse.Namespace, paths: list[Path]) -> int:
+    """`--sessions`: every agent's sessions at their default roots, in the viewer's listing
+    or, with `--check`, every transcript under those roots checked (a root that cannot be
+    read: one line)."""
+    if paths or args.context:
+        return _usage_error("--sessions takes no PATH (and not --context)")
+    if args.window is not None or ((args.json or args.strict) and not args.check):
+        return _usage_error("--json and --strict go with --check; --window with --context")
+    if not args.check:
+        from transcript_view.viewer.app import run_app
+
+        return run_app(None, _format(args.format), every_agent=True)
+    from transcript_view.core.check import run_check
+    from transcript_view.core.formats.sessions import all_sessions
+
+    found = all_sessions()
+    for line in found.unreadable:
+        print(f"transcript-view: {line}", file=sys.stderr)
+    if not found.sessions:
+        looked = ", ".join(str(root) for _, root in [*found.roots, *found.absent])
+        return _usage_error(f"no agent's sessions on this machine (looked in {looked})")
+    # Each root as `--check --claude` and the others check theirs: subagents' files too.
+    roots = [root for _, root in found.roots]
+    return run_check(roots, as_json=args.json, strict=args.strict, format=_format(args.format))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point for `transcript-view` and `python -m viewer`."""
     parser = _parser()
     args = parser.parse_args(argv)
     paths = [Path(p) for p in args.paths]
-    agent = "claude-code" if args.claude else "codex" if args.codex else None
+    flags = {"claude": "claude-code", "codex": "codex", "gemini": "gemini", "qwen": "qwen"}
+    flag = next((name for name in flags if getattr(args, name)), None)
+    agent = flags[flag] if flag is not None else None
+    if args.sessions:
+        return _every_agent(args, paths)
     if agent is not None and not args.context:
         if paths:
-            return _usage_error(f"--{'claude' if args.claude else 'codex'} takes no PATH")
+            return _usage_error(f"--{flag} takes no PATH")
         from transcript_view.core.formats.detect import Format
         from transcript_view.core.formats.sessions import default_root
 
@@ -214,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths = [root]
     if not paths:
         parser.print_usage(sys.stderr)
-        return _usage_error("a PATH is required (or --claude / --codex)")
+        return _usage_error("a PATH is required (or --claude / --codex / --gemini / --qwen)")
     if args.context:
         return _context(args, paths, agent)
     if args.window is not None:

@@ -46,14 +46,18 @@ class TranscriptApp(App[int]):
     #: Generated from the key table (`viewer.keys`): ctrl+c quits on every screen.
     BINDINGS: ClassVar[list[BindingType]] = bindings(Owner.APP)
 
-    def __init__(self, path: Path, format: Format | None = None) -> None:
-        """Open `path`: a transcript file, or a directory to choose one from.
+    def __init__(
+        self, path: Path | None, format: Format | None = None, *, every_agent: bool = False
+    ) -> None:
+        """Open `path`: a transcript file, or a directory to choose one from; or, with
+        `every_agent` (and no path), every agent's sessions on this machine (`--sessions`).
 
         `format` forces how a transcript is read (`--format`); by default its
         first lines tell.
         """
         super().__init__()
-        self.path = Path(path)
+        self.path = Path(path) if path is not None else Path()
+        self.every_agent = every_agent
         self.format = format
         self._thaw_on_exit = False
         """Whether ending the app unfreezes the collector's objects (`on_load`)."""
@@ -87,7 +91,9 @@ class TranscriptApp(App[int]):
         # default 5 ms for the GIL each time it wakes up, or every key press while a
         # worker runs costs several of those. 1 ms keeps keys snappy at little cost.
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
-        if self.path.is_dir():
+        if self.every_agent:
+            self.push_screen(SessionsScreen(None, None))
+        elif self.path.is_dir():
             agent = tree_format(self.path)
             if agent is not None:
                 self.push_screen(SessionsScreen(self.path, agent))
@@ -112,11 +118,12 @@ class TranscriptApp(App[int]):
         self.push_screen(TranscriptScreen(message.path, self.format))
 
 
-def run_app(path: Path, format: Format | None = None) -> int:
-    """Run the viewer on a transcript or a directory; the process exit status."""
+def run_app(path: Path | None, format: Format | None = None, *, every_agent: bool = False) -> int:
+    """Run the viewer on a transcript or a directory (or every agent's sessions); the
+    process exit status."""
     # Forked now, while no other thread runs: the analysis of a big transcript
     # runs there, on every core, instead of beside the UI on one.
     parallel.start_server()
-    app = TranscriptApp(path, format)
+    app = TranscriptApp(path, format, every_agent=every_agent)
     result = app.run()
     return result if isinstance(result, int) else 0

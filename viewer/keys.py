@@ -195,9 +195,9 @@ KEYS: Final[tuple[Key, ...]] = (
         help=SAME_ROW,
         command=Command("Next call", "Model view: what the model was sent for the call after")),
     Key("a", "toggle_records", _S, "Records", show=False,
-        help="Claude Code and Codex: fold the agent's own records (progress, hooks, "
-             "snapshots, titles: never sent to the model) or show every one; enter on a "
-             "folded row shows its records",
+        help="an agent's session: fold the agent's own records (progress, hooks, "
+             "snapshots, titles, telemetry: never sent to the model) or show every one; "
+             "enter on a folded row shows its records",
         command=Command("Fold / show records",
                         "What the model saw (the agent's own records folded) / everything")),
     Key("slash", "search", _S, "Search", display="/",
@@ -299,7 +299,7 @@ SCREEN_NAMES: Final[dict[Owner, str]] = {
     Owner.ORPHANS: "orphans (`o`)",
     Owner.ORPHAN_TABLE: "orphans (`o`)",
     Owner.LISTING: "directory listing",
-    Owner.SESSIONS: "an agent's sessions (`--claude`, `--codex`)",
+    Owner.SESSIONS: "agents' sessions (`--sessions`, `--claude`, `--codex`, `--gemini`, `--qwen`)",
     Owner.FILE_VIEW: "a file (an orphan, a long line)",
     Owner.ARTIFACT: "a file (an orphan, a long line)",
     Owner.HELP: "help (`?`)",

@@ -31,9 +31,10 @@ from textual.worker import get_current_worker
 from transcript_view.core.analyser import Analyser
 from transcript_view.core.analysis import Analysis
 from transcript_view.core.call_context import call_at_line
-from transcript_view.core.formats.claude_code import session_dir, sidecar_dir, subagent_of
+from transcript_view.core.formats.claude_code import session_dir, subagent_of
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.model import SessionAnalysis, SpillSite
+from transcript_view.core.formats.readers import artifact_dir_of
 from transcript_view.core.formats.rules import record_copy
 from transcript_view.core.markers import MarkerKind
 from transcript_view.core.records import MarkerSite, SiteKey
@@ -145,9 +146,12 @@ class TranscriptScreen(Screen[None]):
             if self.transcript is not None:  # opened, but cannot be read (a damaged .zst)
                 self.transcript.close()
                 self.transcript = None
-        if self.transcript is not None and self.format is Format.CLAUDE_CODE:
-            # Markers name sidecars in the session's tool-results/, not `<stem>.artifacts/`.
-            self.transcript.artifact_dir = sidecar_dir(self.path)
+        if self.transcript is not None and self.format not in (Format.REFERENCE, Format.CODEX):
+            # Markers name sidecars in the session's (Qwen Code: the project's) tool-results/,
+            # not `<stem>.artifacts/`.
+            self.transcript.artifact_dir = artifact_dir_of(self.path, self.format) or (
+                self.transcript.artifact_dir
+            )
         header = TranscriptHeader()
         header.name_shown = self.path.name
         subagent = subagent_of(self.path) if self.format is Format.CLAUDE_CODE else None
@@ -410,7 +414,7 @@ class TranscriptScreen(Screen[None]):
             return
         header = self.header
         header.markers = ledger.markers
-        header.verified = ledger.verified if self.format is Format.REFERENCE else ledger.matched
+        header.verified = ledger.agreeing
         header.problems = ledger.problem_count
         # Apart from the problems: `p` visits lines, and no line names an orphan.
         header.orphans = len(ledger.orphan_warnings()) if ledger.orphans is not None else None

@@ -148,6 +148,9 @@ class Palette:
             # No digest to prove it, but nothing wrong found: the good colour, another icon.
             MarkerState.MATCHES: self.badge_verified,
             MarkerState.PRESENT: self.badge_verified,
+            MarkerState.EXCERPT_MATCHES: self.badge_verified,
+            # Gone as the agent allows: the rest is lost as with a cut that stored nothing.
+            MarkerState.EXPIRED: self.badge_not_stored,
             MarkerState.NOT_STORED: self.badge_not_stored,
             MarkerState.COULD_NOT_BE_STORED: self.badge_could_not_be_stored,
         }.get(state, self.badge_checking)

@@ -46,6 +46,8 @@ BADGE_ICONS = {
     MarkerState.VERIFIED: "✓",
     MarkerState.MATCHES: "≈",
     MarkerState.PRESENT: "•",
+    MarkerState.EXCERPT_MATCHES: "≈",
+    MarkerState.EXPIRED: "○",
     MarkerState.NOT_STORED: "○",
     MarkerState.COULD_NOT_BE_STORED: "○",
     MarkerState.CHECKING: "…",

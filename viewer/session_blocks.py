@@ -28,7 +28,13 @@ from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
 from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.gemini import is_message as gemini_message
+from transcript_view.core.formats.gemini import result_texts as gemini_results
+from transcript_view.core.formats.gemini import text_sites as gemini_sites
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.formats.qwen import COMPRESSION, REWIND
+from transcript_view.core.formats.qwen import result_texts as qwen_results
+from transcript_view.core.formats.qwen import text_sites as qwen_sites
 from transcript_view.core.formats.rules import record_copy
 from transcript_view.core.lifetime import compaction_figures, is_compaction_summary
 from transcript_view.core.records import SiteKey
@@ -104,7 +110,7 @@ def spill_rows(b: RowBuilder, key: SiteKey, words: str, site: SpillSite | None) 
     """
     p = b.palette
     state = b.ctx.site_state(key) if site is not None else None
-    if site is not None and state is MarkerState.MISSING:
+    if site is not None and state in (MarkerState.MISSING, MarkerState.EXPIRED):
         # (A missing sidecar always has its finding: its rows are recounted when it lands.)
         words = spill_words(site.form, site, None, state)
     label = badge_text(state, p) if state is not None else Text(" … checking ", style=p.dim)
@@ -126,6 +132,10 @@ def spill_words(
     record holds the full output instead (`rules.record_copy`), the words name it, and
     enter opens that.
     """
+    if site is not None and site.format is Format.QWEN:
+        return qwen_words(site, state)
+    if site is not None and site.format is Format.GEMINI:
+        return gemini_words(site, state)
     if form is SpillForm.MICROCOMPACTED and site is not None:
         return _cleared_words(site, state)
     if form.stored:
@@ -154,6 +164,31 @@ def spill_words(
     if form is SpillForm.CLEARED:
         return "old tool result content cleared (microcompaction; nothing stored)"
     return f"{what} cut from what the model saw; nothing stored"
+
+
+def qwen_words(site: SpillSite, state: MarkerState | None) -> str:
+    """A Qwen Code marker in words: what was cut, and where the whole is."""
+    where = f"tool-results/{site.file}"
+    gone = state in (MarkerState.EXPIRED, MarkerState.MISSING)
+    opens = (
+        ", which is gone (Qwen Code deletes these after 24 hours)" if gone else " (enter opens it)"
+    )
+    if site.form is SpillForm.QWEN_PERSISTED:
+        digest = "" if site.digest is not None else "; no sha256 (before 0.23)"
+        size = f"{site.size_kb or 0:,} KB"
+        return f"output too large ({size}): the whole is in {where}{opens}{digest}"
+    if site.form is SpillForm.QWEN_TRUNCATED:
+        return f"cut to {site.cut} (its batch was over budget); the whole is in {where}{opens}"
+    return f"cut from what the model saw: {site.cut or 'part of the output'}"
+
+
+def gemini_words(site: SpillSite, state: MarkerState | None) -> str:
+    """A Gemini CLI marker in words: what was cut, and where the whole is."""
+    if not site.form.stored:
+        return f"cut from what the model saw: {site.cut or 'part of the output'}"
+    where = f"tool-outputs/…/{site.file}"
+    opens = ", which is missing" if state is MarkerState.MISSING else " (enter opens it)"
+    return f"{site.cut}; the whole is in {where}{opens}"
 
 
 def _cleared_words(site: SpillSite, state: MarkerState | None) -> str:
@@ -237,6 +272,14 @@ def _notice_text(b: RowBuilder, base: int, text: str) -> None:
         _Mark(n.start, n.end, f"{n.cut} cut from what the model saw; nothing stored")
         for n in find_notices(text)
     ]
+    _text_around(b, base, text, marks)
+
+
+def _qwen_text(b: RowBuilder, base: int, text: str) -> None:
+    """A Qwen Code tool result the model saw, with a marker row where its stub's header or a
+    cut's file names stand (the pass's own sites: `qwen.text_sites`)."""
+    sites = qwen_sites(b.line, -1, base, text)
+    marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
     _text_around(b, base, text, marks)
 
 
@@ -793,6 +836,222 @@ _CODEX_LINE_NOTES: dict[str, str] = {
 }
 
 
+# -- Qwen Code --------------------------------------------------------------------------------
+
+
+def build_qwen(b: RowBuilder, obj: Mapping[str, Any]) -> None:
+    """Rows of one Qwen Code record."""
+    p = b.palette
+    kind = obj.get("type")
+    message = obj.get("message")
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    parts = parts if isinstance(parts, list) else []
+    subtype = obj.get("subtype")
+    if b.record is not None:
+        if b.count_only:
+            b.counted_head()
+        else:
+            record_head(b, f"system  {subtype}", b.record.note)
+        b.text(clip(obj.get("systemPayload")), style=p.dim, limit=DIM_ROWS)
+    elif kind == "system" and subtype == COMPRESSION:
+        head = Text("chat compression", style=p.heading)
+        head.append("  a compressed history replaced the one before this line", style=p.dim)
+        b.head(head)
+        _tags(b)
+        compaction_rows(b)
+        payload = obj.get("systemPayload")
+        history = payload.get("compressedHistory") if isinstance(payload, Mapping) else None
+        texts = [
+            str(part["text"])
+            for entry in (history if isinstance(history, list) else [])
+            if isinstance(entry, Mapping) and isinstance(entry.get("parts"), list)
+            for part in entry["parts"]
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+        ]
+        summary = "\n\n".join(texts)
+        if summary and not summary_fold(b, summary, "its compressed history"):
+            b.text(summary)
+    elif kind == "system" and subtype == REWIND:
+        head = Text("rewind", style=p.heading)
+        head.append("  the records after the turn it went back to were never sent again",
+                    style=p.dim)  # fmt: skip
+        b.head(head)
+        _tags(b)
+    elif kind in ("user", "assistant", "tool_result"):
+        _qwen_message(b, str(kind), obj, parts)
+    else:
+        head = Text(visible(f"{kind}  {subtype or ''}".strip()), style=p.heading)
+        head.append("  kept as written", style=p.dim)
+        b.head(head)
+        b.text(clip(dict(obj)), style=p.dim, limit=DIM_ROWS)
+    b.findings()
+
+
+def _qwen_message(b: RowBuilder, kind: str, obj: Mapping[str, Any], parts: list[Any]) -> None:
+    p = b.palette
+    if b.count_only:
+        b.counted_head()
+    elif kind == "tool_result":
+        head = Text("← result", style=p.role("tool"))
+        call = next((fr for _, _, fr, _ in qwen_results(parts)), None)
+        if isinstance(call, Mapping):
+            head.append(f"  of {visible(str(call.get('name', '?')))}", style=p.tool_name)
+            head.append(f"  call {visible(short_id(str(call.get('id', '')), 24))}", style=p.dim)
+        b.head(head)
+    else:
+        role = "assistant" if kind == "assistant" else "user"
+        head = Text(role, style=p.role(role))
+        if kind == "assistant" and isinstance(obj.get("model"), str):
+            head.append(f"  {visible(obj['model'])}", style=p.dim)
+        b.head(head)
+    lifetime_rows(b)
+    if kind == "tool_result":
+        for _, base, _, result in qwen_results(parts):
+            _qwen_text(b, base, result)
+        return
+    for part in parts:
+        if not isinstance(part, Mapping):
+            continue
+        text = part.get("text")
+        if isinstance(text, str) and part.get("thought") is True:
+            b.text(text, style=p.dim, limit=REASONING_ROWS)
+        elif isinstance(text, str):
+            b.text(text)
+        call = part.get("functionCall")
+        if isinstance(call, Mapping):
+            if b.count_only:
+                b.counted_head()
+            else:
+                head = Text("⚙ ", style=p.strong)
+                head.append(visible(str(call.get("name", "?"))), style=p.tool_name)
+                head.append(f"  call {visible(short_id(str(call.get('id', '')), 24))}",
+                            style=p.dim)  # fmt: skip
+                b.head(head)
+            b.text(clip(call.get("args")), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
+
+
+# -- Gemini CLI -------------------------------------------------------------------------------
+
+
+def build_gemini(b: RowBuilder, obj: Mapping[str, Any]) -> None:
+    """Rows of one Gemini CLI session line."""
+    p = b.palette
+    patch = obj.get("$set")
+    if b.record is not None:
+        if b.count_only:
+            b.counted_head()
+        else:
+            record_head(b, str(obj.get("type") or "$set"), b.record.note)
+        shown = obj.get("content") if "content" in obj else patch
+        b.text(clip(shown), style=p.dim, limit=DIM_ROWS)
+    elif isinstance(patch, Mapping) and isinstance(patch.get("messages"), list):
+        _gemini_history(b, [m for m in patch["messages"] if isinstance(m, Mapping)])
+    elif isinstance(obj.get("$rewindTo"), str):
+        head = Text("rewind", style=p.heading)
+        words = f"  to message {visible(short_id(obj['$rewindTo'], 24))}: it and the messages "
+        head.append(words + "after it were dropped", style=p.dim)
+        b.head(head)
+        _tags(b)
+    elif gemini_message(obj):
+        _gemini_message(b, obj)
+    elif "sessionId" in obj:
+        head = Text("session", style=p.heading)
+        kind, started = obj.get("kind", "main"), obj.get("startTime", "?")
+        head.append(f"  gemini cli · {visible(str(kind))} · started {visible(str(started))}",
+                    style=p.dim)  # fmt: skip
+        b.head(head)
+    else:
+        head = Text("line", style=p.heading)
+        head.append("  kept as written", style=p.dim)
+        b.head(head)
+        b.text(clip(dict(obj)), style=p.dim, limit=DIM_ROWS)
+    b.findings()
+
+
+def _gemini_history(b: RowBuilder, history: list[Mapping[str, Any]]) -> None:
+    """A `$set` of the whole history: what it is, and the results in it that are markers
+    new to the model (what changed in such a rewrite is an older result masked); once
+    the analysis is there, a marker it reported earlier is not drawn again."""
+    p = b.palette
+    messages = [m for m in history if gemini_message(m)]
+    head = Text("history rewritten", style=p.heading)
+    head.append(f"  {plural(len(messages), 'message')} replace the conversation before "
+                "this line", style=p.dim)  # fmt: skip
+    b.head(head)
+    _tags(b)
+    compaction_rows(b)
+    landed = isinstance(b.ctx.analysis, SessionAnalysis)
+    base = 0
+    for m in messages:
+        end = base
+        for _, at, call, text in gemini_results(m):
+            end = base + at + len(text) + 1
+            sites = gemini_sites(b.line, base + at, text, call)
+            if sites and (landed is False or any(_site(b, s.key) for s in sites)):
+                _gemini_call_head(b, call, result=True)
+                _gemini_text(b, base + at, text, call)
+        base = end
+
+
+def _gemini_message(b: RowBuilder, obj: Mapping[str, Any]) -> None:
+    p = b.palette
+    kind = str(obj.get("type"))
+    role = "assistant" if kind == "gemini" else "user"
+    if b.count_only:
+        b.counted_head()
+    else:
+        head = Text(kind, style=p.role(role))
+        if isinstance(obj.get("model"), str):
+            head.append(f"  {visible(obj['model'])}", style=p.dim)
+        b.head(head)
+    lifetime_rows(b)
+    _tags(b)
+    thoughts = obj.get("thoughts")
+    for thought in thoughts if isinstance(thoughts, list) else []:
+        if isinstance(thought, Mapping) and isinstance(thought.get("description"), str):
+            b.text(thought["description"], style=p.dim, limit=REASONING_ROWS)
+    content = obj.get("content")
+    parts = content if isinstance(content, list) else []
+    texts = [content] if isinstance(content, str) else [
+        str(part["text"]) for part in parts
+        if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+    ]  # fmt: skip
+    for text in texts:
+        if text:
+            b.text(text)
+    calls = obj.get("toolCalls")
+    results: dict[int, list[tuple[int, str]]] = {}
+    for _, at, call, text in gemini_results(obj):
+        results.setdefault(id(call), []).append((at, text))
+    for call in calls if isinstance(calls, list) else []:
+        if not isinstance(call, Mapping):
+            continue
+        _gemini_call_head(b, call, result=False)
+        b.text(clip(call.get("args")), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
+        for at, text in results.get(id(call), ()):
+            _gemini_call_head(b, call, result=True)
+            _gemini_text(b, at, text, call)
+
+
+def _gemini_call_head(b: RowBuilder, call: Mapping[str, Any], *, result: bool) -> None:
+    p = b.palette
+    if b.count_only:
+        b.counted_head()
+        return
+    head = Text("← result of " if result else "⚙ ", style=p.role("tool") if result else p.strong)
+    head.append(visible(str(call.get("name", "?"))), style=p.tool_name)
+    head.append(f"  call {visible(short_id(str(call.get('id', '')), 24))}", style=p.dim)
+    b.head(head)
+
+
+def _gemini_text(b: RowBuilder, base: int, text: str, call: Mapping[str, Any]) -> None:
+    """A result the model got, with a marker row where Gemini CLI's marker words stand (the
+    pass's own sites: `gemini.text_sites`)."""
+    sites = gemini_sites(b.line, base, text, call)
+    marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
+    _text_around(b, base, text, marks)
+
+
 def texts_of(items: object) -> list[str]:
     """The `text` of each item of a Codex content or summary list."""
     if type(items) is not list:
@@ -897,6 +1156,10 @@ def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LinePr
             return
     if fmt is Format.CODEX:
         build_codex(b, parsed)
+    elif fmt is Format.QWEN:
+        build_qwen(b, parsed)
+    elif fmt is Format.GEMINI:
+        build_gemini(b, parsed)
     else:
         build_claude(b, parsed)
 

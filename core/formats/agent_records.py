@@ -152,6 +152,56 @@ def _codex(obj: Mapping[str, Any]) -> RecordKind | None:
     return None
 
 
+#: Qwen Code's `system` records that are its own bookkeeping (`ChatRecordingService`), by
+#: `subtype`. A compression and a rewind change what the model is sent, and a subtype not
+#: known here may be a message the model was given: those stay shown.
+_QWEN_SYSTEM: dict[str, RecordKind] = {
+    "ui_telemetry": _kind("telemetry record", "telemetry records", "a UI event, for metrics"),
+    "session_model": _kind("model setting", "model settings", "the model the session used"),
+    "custom_title": _kind("title", "titles", "the session's title"),
+    "session_source": _kind("session source", "session sources", "how the session began"),
+    "parent_session": _kind("parent session", "parent sessions", "the session it came from"),
+    "file_history_snapshot": _kind(
+        "file-history snapshot", "file-history snapshots", "Qwen Code's record of edited files"
+    ),
+    "attribution_snapshot": _kind(
+        "attribution snapshot", "attribution snapshots", "Qwen Code's attribution record"
+    ),
+    "slash_command": _kind("slash command", "slash commands", "a command the user ran"),
+    "at_command": _kind("@ command", "@ commands", "files the user attached with @"),
+    "user_text_elements": _kind(
+        "text elements", "text elements", "how the UI showed the user's text"
+    ),
+    "branch_checkpoint": _kind("checkpoint", "checkpoints", "a point the session can return to"),
+    "goal_state": _kind("goal state", "goal states", "the goal runtime's state"),
+    "goal_runtime": _kind("goal record", "goal records", "the goal runtime's bookkeeping"),
+    "goal_turn_end": _kind("goal turn end", "goal turn ends", "the end of a goal's turn"),
+}
+
+
+def _qwen(obj: Mapping[str, Any]) -> RecordKind | None:
+    if obj.get("type") != "system":
+        return None
+    subtype = obj.get("subtype")
+    return _QWEN_SYSTEM.get(subtype) if type(subtype) is str else None
+
+
+_GEMINI_UI = _kind("UI message", "UI messages", "a message the UI showed, never sent to the model")
+_GEMINI_META = _kind(
+    "metadata update", "metadata updates", "the session's metadata (last update, summary)"
+)
+
+
+def _gemini(obj: Mapping[str, Any]) -> RecordKind | None:
+    kind = obj.get("type")
+    if isinstance(obj.get("id"), str) and kind in ("info", "error", "warning"):
+        return RecordKind(_GEMINI_UI.kind, _GEMINI_UI.kinds, _GEMINI_UI.note, kind, kind)
+    patch = obj.get("$set")
+    if isinstance(patch, Mapping) and "messages" not in patch:
+        return _GEMINI_META
+    return None
+
+
 def record_of(fmt: Format, obj: Mapping[str, Any]) -> RecordKind | None:
     """What a decoded line is, when it is one of the agent's own records (else None).
 
@@ -164,4 +214,8 @@ def record_of(fmt: Format, obj: Mapping[str, Any]) -> RecordKind | None:
         return _claude(obj)
     if fmt is Format.CODEX:
         return _codex(obj)
+    if fmt is Format.QWEN:
+        return _qwen(obj)
+    if fmt is Format.GEMINI:
+        return _gemini(obj)
     return None

@@ -38,17 +38,34 @@ class Format(StrEnum):
     REFERENCE = "reference"
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"
+    QWEN = "qwen"
+    GEMINI = "gemini"
 
     @property
     def label(self) -> str:
         """The format as a person names it."""
         return _TITLES[self]
 
+    @property
+    def agent(self) -> str:
+        """The agent that writes this format ("Claude Code", "Codex", …)."""
+        return _AGENTS[self]
+
+
+_AGENTS = {
+    Format.REFERENCE: "LLM::Agent",
+    Format.CLAUDE_CODE: "Claude Code",
+    Format.CODEX: "Codex",
+    Format.QWEN: "Qwen Code",
+    Format.GEMINI: "Gemini CLI",
+}
 
 _TITLES = {
     Format.REFERENCE: "LLM::Agent transcript",
     Format.CLAUDE_CODE: "Claude Code session",
     Format.CODEX: "Codex rollout",
+    Format.QWEN: "Qwen Code session",
+    Format.GEMINI: "Gemini CLI session",
 }
 
 #: Line types Claude Code writes (CLAUDE_CODE.md, "Lines"); more appear with most releases.
@@ -86,6 +103,48 @@ CODEX_TYPES = frozenset(
 )
 
 
+#: Record types of a Qwen Code session (OTHER_AGENTS.md, "Qwen Code").
+QWEN_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
+
+
+def _is_qwen(obj: Mapping[str, Any]) -> bool:
+    """A Qwen Code record: Claude Code's keys, but Gemini's `Content` (`message.parts`) or
+    a type or key Claude Code never writes."""
+    kind = obj.get("type")
+    if type(kind) is not str or kind not in QWEN_TYPES or "uuid" not in obj:
+        return False
+    if "sessionId" not in obj or "parentUuid" not in obj:
+        return False
+    message = obj.get("message")
+    return (
+        kind == "tool_result"
+        or "systemPayload" in obj
+        or (isinstance(message, Mapping) and "parts" in message and "content" not in message)
+    )
+
+
+#: Message types of a Gemini CLI session (`ConversationRecordExtra`).
+GEMINI_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+
+
+def _is_gemini(obj: Mapping[str, Any]) -> bool:
+    """A Gemini CLI session line: its metadata (`sessionId` and `projectHash`), a message
+    (`id`, `timestamp`, a type of its own, `content`; no Claude Code key), or a patch."""
+    if "projectHash" in obj and "sessionId" in obj and "type" not in obj:
+        return True
+    if "$rewindTo" in obj or "$set" in obj:
+        return len(obj) == 1
+    kind = obj.get("type")
+    return (
+        type(kind) is str
+        and kind in GEMINI_TYPES
+        and isinstance(obj.get("id"), str)
+        and "timestamp" in obj
+        and "content" in obj
+        and not any(k in obj for k in CLAUDE_KEYS)
+    )
+
+
 def _is_reference(obj: Mapping[str, Any]) -> bool:
     kind = obj.get("type")
     return obj.get("v") == ENVELOPE_VERSION and type(kind) is str and kind in KNOWN_TYPES
@@ -112,6 +171,8 @@ def _is_codex(obj: Mapping[str, Any]) -> bool:
 SIGNATURES: tuple[tuple[Format, Callable[[Mapping[str, Any]], bool]], ...] = (
     (Format.REFERENCE, _is_reference),
     (Format.CODEX, _is_codex),
+    (Format.QWEN, _is_qwen),
+    (Format.GEMINI, _is_gemini),
     (Format.CLAUDE_CODE, _is_claude),
 )
 
@@ -122,6 +183,11 @@ _PREFIX_SIGNATURES = (
         Format.CODEX,
         re.compile(rb'"type"\s*:\s*"(?:' + "|".join(sorted(CODEX_TYPES)).encode() + rb')"'),
     ),
+    # Qwen Code's records open with these keys, in this order (`createBaseRecord`).
+    (Format.QWEN, re.compile(rb'^\{\s*"uuid"\s*:\s*"[^"]*"\s*,\s*"parentUuid"\s*:')),
+    # Gemini CLI's metadata line, and its messages (`id`, `timestamp`, `type`, in that order).
+    (Format.GEMINI, re.compile(rb'^\{"sessionId":"[^"]*","projectHash":')),
+    (Format.GEMINI, re.compile(rb'^\{"id":"[^"]*","timestamp":"[^"]*","type":"(?:user|gemini)"')),
     (Format.CLAUDE_CODE, re.compile(rb'"(?:sessionId|parentUuid|isSidechain)"\s*:')),
 )
 
@@ -144,7 +210,7 @@ def expected_message(path: Path, detection: Detection) -> str:
     """The one line a user sees for a file that is not a transcript."""
     return (
         f"{path}: not a transcript ({detection.reason}; expected the JSON lines of an "
-        "LLM::Agent transcript, a Claude Code session or a Codex rollout)"
+        "LLM::Agent transcript or a Claude Code, Codex, Qwen Code or Gemini CLI session)"
     )
 
 

@@ -52,6 +52,31 @@ class SpillForm(StrEnum):
     ITEMS_OMITTED = "items-omitted"
     TOTAL_LINES = "total-output-lines"
     """Codex's `Total output lines: N` prefix: the output was cut somewhere below."""
+    # Qwen Code (`core.formats.qwen_markers`)
+    QWEN_PERSISTED = "qwen-persisted-output"
+    """`<persisted-output>` with the size in KB, the path, the sha256 (0.23+) and a preview."""
+    QWEN_NOT_PERSISTED = "qwen-not-persisted"
+    """The same stub, untagged, with a note where the path would be: no file was written."""
+    QWEN_TRUNCATED = "qwen-tool-output-truncated"
+    """`Tool output truncated. Persisted tool-output artifact: PATH`, then a head and a tail:
+    a batch of results was over its budget, and this one's whole went to a file."""
+    QWEN_TRUNCATED_UNSAVED = "qwen-tool-output-truncated-unsaved"
+    """The same cut with no file named: the head and tail are all there is."""
+    # Gemini CLI (`core.formats.gemini_markers`)
+    GEMINI_TRUNCATED = "gemini-output-truncated"
+    """`Output too large. Showing first H and last T characters. For full output see: PATH`:
+    the head and tail around the omitted count; the file holds the whole."""
+    GEMINI_MASKED = "gemini-output-masked"
+    """`<tool_output_masked>`: an older result masked from the history, a preview kept."""
+    GEMINI_NORMALIZED = "gemini-output-normalized"
+    """`[Message Normalized: Tool output exceeded size limit]` … `Full output saved to:`."""
+    GEMINI_LEGACY_SAVED = "gemini-output-saved"
+    """Before 2026-01: `Tool output was too large and has been truncated.`, its file in the
+    project's temp folder (not looked in)."""
+    QWEN_LEGACY_SAVED = "qwen-output-saved"
+    """The older `Tool output was too large and has been truncated.` form (Gemini CLI's
+    heritage): its file is `<name>.output` in the project's temp folder, not in
+    `tool-results/`, and is not looked for."""
 
     @property
     def stored(self) -> bool:
@@ -60,7 +85,17 @@ class SpillForm(StrEnum):
 
 
 _STORED = frozenset(
-    {SpillForm.PERSISTED, SpillForm.SAVED, SpillForm.MCP_SAVED, SpillForm.MICROCOMPACTED}
+    {
+        SpillForm.PERSISTED,
+        SpillForm.SAVED,
+        SpillForm.MCP_SAVED,
+        SpillForm.MICROCOMPACTED,
+        SpillForm.QWEN_PERSISTED,
+        SpillForm.QWEN_TRUNCATED,
+        SpillForm.GEMINI_TRUNCATED,
+        SpillForm.GEMINI_MASKED,
+        SpillForm.GEMINI_NORMALIZED,
+    }
 )
 
 
@@ -116,6 +151,15 @@ class SpillSite:
     """The `content-replacement` line whose text this marker is in (what the model saw)."""
     text: str = ""
     """The marker's own text as the model saw it (cut at a few hundred characters)."""
+    digest: str | None = None
+    """The sha256 (hex) the marker gives for the file (Qwen Code 0.23+); None: none given."""
+    size_kb: int | None = None
+    """The size the marker gives, in KB of 1,024 bytes rounded (Qwen Code)."""
+    tail: str | None = None
+    """The end of the output the model saw after the cut (Qwen Code's budget cut, Gemini
+    CLI's): the file's end, as `preview` is its start."""
+    units: int | None = None
+    """The file's length in UTF-16 units, as the marker's counts say (Gemini CLI)."""
 
     @property
     def key(self) -> SiteKey:

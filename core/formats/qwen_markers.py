@@ -63,6 +63,12 @@ NOT_WRITTEN = (
     "(invalid callId)",
     "(disk persistence unavailable)",
 )
+#: What a missing file means (the stub's own "may be cleaned up after 24 hours": at start,
+#: Qwen Code deletes every file of its temp folder older than that, `cleanupOldToolResults`).
+RETENTION_WORDS = (
+    "Qwen Code deletes these files after 24 hours (the marker says it \"may be cleaned up "
+    "after 24 hours\"): the rest is gone, as allowed"
+)
 #: `PREVIEW_SIZE_CHARS`: a preview is at most this many UTF-16 code units of the output.
 PREVIEW_UNITS = 2000
 #: The tags `generatePreview` escapes in a preview, so a preview never closes its stub.
@@ -314,7 +320,17 @@ def tool_results_dir(session: Path, project_root: str) -> Path:
     tool-results/`, the session being `<runtimeDir>/projects/<sanitized root>/chats/<id>.jsonl`
     (`Storage.getToolResultsDir`; the root is the records' `cwd`). Keyed by project, not by
     session: every session of a project shares it. (On Windows the root is lower-cased
-    before it is hashed, and a sandbox with its own `outputDirectory` writes there.)"""
+    before it is hashed, and a sandbox with its own `outputDirectory` writes there.)
+
+    An archived session (`chats/archive/<id>.jsonl`) and a subagent's
+    (`<sanitized root>/subagents/<session id>/agent-<id>.jsonl`) are deeper: the
+    runtime folder is the parent of the nearest `projects/` above the file (a project
+    folder's name begins with `-`, the root being absolute, so it is never that one).
+    """
     runtime = session.parent.parent.parent.parent
+    for folder in session.parents:
+        if folder.name == "projects":
+            runtime = folder.parent
+            break
     digest = hashlib.sha256(project_root.encode("utf-8", "surrogatepass")).hexdigest()
     return runtime / "tmp" / digest / "tool-results"

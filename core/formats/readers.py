@@ -15,7 +15,11 @@ from transcript_view.core.decoding import Measure, Measured
 from transcript_view.core.formats.claude_code import analyse_claude, sidecar_dir
 from transcript_view.core.formats.codex import analyse_codex
 from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.gemini import analyse_gemini
+from transcript_view.core.formats.gemini import sidecar_dir as gemini_sidecar_dir
 from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.formats.qwen import analyse_qwen
+from transcript_view.core.formats.qwen import sidecar_dir as qwen_sidecar_dir
 from transcript_view.core.found import Found
 from transcript_view.core.transcript import Transcript
 
@@ -27,6 +31,8 @@ READERS: dict[Format, Reader] = {
     Format.REFERENCE: analyse,
     Format.CLAUDE_CODE: analyse_claude,
     Format.CODEX: analyse_codex,
+    Format.QWEN: analyse_qwen,
+    Format.GEMINI: analyse_gemini,
 }
 
 
@@ -36,6 +42,10 @@ def artifact_dir_of(path: Path, fmt: Format) -> Path | None:
         return sidecar_dir(path)
     if fmt is Format.CODEX:
         return None
+    if fmt is Format.QWEN:
+        return qwen_sidecar_dir(path)
+    if fmt is Format.GEMINI:
+        return gemini_sidecar_dir(path)
     return artifact_dir_for(path)
 
 

@@ -1,4 +1,4 @@
-"""The badge of a marker of a format that records no digest, given its sidecar's check.
+"""The badge of another format's marker, given its sidecar's check.
 
 The reference marker's rule is `core.ledger.site_state`; this is the other
 formats' rule, applied by the same ledger. What can be checked is what the
@@ -7,6 +7,12 @@ there, that the preview the model saw is the start of the file, that the
 size Claude Code printed is the file's size. Never that the bytes are the
 ones the tool produced: no digest was written, so the best badge is
 "preview matches", never "verified".
+
+Qwen Code's stub is the exception (`qwen_state`): since 0.23 it gives the
+sha256 of the whole output, so its file is verified as the reference's are
+(size, digest, and the preview as the file's start); and Qwen Code deletes
+its files after 24 hours, which the stub says, so a missing one is expired,
+not an error.
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ from transcript_view.core.formats.claude_markers import (
     is_prefix_utf16,
 )
 from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.formats.qwen_markers import (
+    PREVIEW_READ,
+    RETENTION_WORDS,
+    preview_matches,
+    size_kb,
+)
 from transcript_view.core.verification import EDGE_BYTES, FileCheck, FileState, MarkerState
 
 #: Claude Code truncates a Bash output file at this size and keeps the real size apart.
@@ -30,6 +42,10 @@ BASH_FILE_CAP = 64 << 20
 
 def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, list[Finding]]:
     """A spill marker's badge and the findings it carries."""
+    if site.form in QWEN_FORMS:
+        return qwen_state(site, fc)
+    if site.form in GEMINI_FORMS:
+        return gemini_state(site, fc)
     if not site.form.stored:
         return MarkerState.NOT_STORED, []
     name = site.file or ""
@@ -94,6 +110,159 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
     if size is not None:
         return MarkerState.SIZE_MISMATCH, [size, *notes]
     return MarkerState.MATCHES, notes
+
+
+#: Qwen Code's forms (`core.formats.qwen_markers`), whose rule is `qwen_state`.
+QWEN_FORMS = frozenset(
+    {
+        SpillForm.QWEN_PERSISTED,
+        SpillForm.QWEN_NOT_PERSISTED,
+        SpillForm.QWEN_TRUNCATED,
+        SpillForm.QWEN_TRUNCATED_UNSAVED,
+        SpillForm.QWEN_LEGACY_SAVED,
+    }
+)
+
+
+def qwen_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, list[Finding]]:
+    """A Qwen Code marker's badge: its stub verified (size, sha256, preview) where it gives a
+    digest, matched where it does not (before 0.23), its budget cut matched by head and
+    tail; a missing file expired (Qwen Code deletes them after 24 hours, and says so)."""
+    if site.form is SpillForm.QWEN_NOT_PERSISTED:
+        return MarkerState.COULD_NOT_BE_STORED, []
+    if not site.form.stored:
+        return MarkerState.NOT_STORED, []
+    line, name = site.line, site.file or ""
+    if not site.safe_name:
+        said = f"the marker's path {site.path!r:.120} does not end in a plain file name"
+        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
+    if fc is None:
+        return MarkerState.CHECKING, []
+    if fc.state is FileState.MISSING:
+        where = (
+            "the project has no tool-results/ folder"
+            if fc.detail.startswith("the artifact directory")
+            else "no such file in the project's tool-results/"
+        )
+        return MarkerState.EXPIRED, [
+            Finding("expired-artifact", line, name, f"{where}; {RETENTION_WORDS}")
+        ]
+    if fc.state is FileState.UNREADABLE:
+        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    if site.form is SpillForm.QWEN_TRUNCATED:
+        return _head_and_tail_state(site, fc)
+    if site.size_kb is not None and size_kb(fc.size) != site.size_kb:
+        return MarkerState.SIZE_MISMATCH, [
+            Finding(
+                "size-mismatch",
+                line,
+                name,
+                f"the marker says {site.size_kb:,} KB; the file has {fc.size:,} bytes "
+                f"({size_kb(fc.size):,} KB)",
+            )
+        ]
+    if site.digest is not None and fc.digest != site.digest:
+        return MarkerState.DIGEST_MISMATCH, [
+            Finding(
+                "digest-mismatch",
+                line,
+                name,
+                f"the marker says sha256 {site.digest}; the file digests to {fc.digest}",
+            )
+        ]
+    if site.preview is not None and not preview_matches(site.preview, fc.head[:PREVIEW_READ]):
+        return MarkerState.EXCERPT_MISMATCH, [
+            Finding(
+                "excerpt-mismatch",
+                line,
+                name,
+                "the preview the model saw is not the start of the file",
+            )
+        ]
+    return (MarkerState.VERIFIED if site.digest is not None else MarkerState.MATCHES), []
+
+
+def _head_and_tail_state(site: SpillSite, fc: FileCheck) -> tuple[MarkerState, list[Finding]]:
+    """A cut whose file should start with the head the model saw and end with its tail."""
+    bad = []
+    head = site.preview or ""
+    text = fc.head.decode("utf-8", "replace")
+    if fc.size > len(fc.head):  # a head longer than the start read is compared that far
+        head = head[: max(len(text) - 1, 0)]
+    if not is_prefix_utf16(head, text):
+        bad.append("the head the model saw is not the start of the file")
+    tail = site.tail
+    if tail and not _ends_with(fc, tail):
+        bad.append("the tail the model saw is not the end of the file")
+    if bad:
+        return MarkerState.EXCERPT_MISMATCH, [
+            Finding("excerpt-mismatch", site.line, site.file, "; ".join(bad))
+        ]
+    return MarkerState.EXCERPT_MATCHES, []
+
+
+def _ends_with(fc: FileCheck, tail: str) -> bool:
+    """Whether the file ends with `tail`, as far as the bytes the check kept of its end reach.
+
+    A tail cut in UTF-16 units may begin with the second half of a character (a lone
+    surrogate, as JSON keeps it): that half is not compared.
+    """
+    if "\udc00" <= tail[:1] <= "\udfff":
+        tail = tail[1:]
+    end = fc.tail or fc.head
+    text = end.decode("utf-8", "replace")
+    if fc.size <= len(end):
+        return text.endswith(tail)
+    # The kept end may begin inside a character (read as U+FFFD): compare after it.
+    n = min(len(tail), max(len(text) - 1, 0))
+    return text.endswith(tail[len(tail) - n :]) if n else True
+
+
+#: Gemini CLI's forms (`core.formats.gemini_markers`), whose rule is `gemini_state`.
+GEMINI_FORMS = frozenset(
+    {
+        SpillForm.GEMINI_TRUNCATED,
+        SpillForm.GEMINI_MASKED,
+        SpillForm.GEMINI_NORMALIZED,
+        SpillForm.GEMINI_LEGACY_SAVED,
+    }
+)
+
+
+def gemini_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, list[Finding]]:
+    """A Gemini CLI marker's badge: its file there, its start and end the head and tail the
+    model saw and its length the counts' ("excerpt matches": no digest, so never verified);
+    a form whose preview cannot be compared with the file's bytes is "present"."""
+    if not site.form.stored:
+        return MarkerState.NOT_STORED, []
+    line, name = site.line, site.file or ""
+    if not site.safe_name:
+        said = f"the marker's path {site.path!r:.120} does not end in a plain file name"
+        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
+    if fc is None:
+        return MarkerState.CHECKING, []
+    if fc.state is FileState.MISSING:
+        where = (
+            "the session has no tool-outputs/ folder"
+            if fc.detail.startswith("the artifact directory")
+            else "no such file in the session's tool-outputs/"
+        )
+        return MarkerState.MISSING, [Finding("missing-artifact", line, name, where)]
+    if fc.state is FileState.UNREADABLE:
+        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    if site.preview is None:
+        return MarkerState.PRESENT, []
+    if site.units is not None and fc.utf16 is not None and fc.utf16 != site.units:
+        return MarkerState.SIZE_MISMATCH, [
+            Finding(
+                "size-mismatch",
+                line,
+                name,
+                f"the marker's counts come to {site.units:,} characters; the file has "
+                f"{fc.utf16:,} (UTF-16 units)",
+            )
+        ]
+    return _head_and_tail_state(site, fc)
 
 
 def record_copy(site: SpillSite, state: MarkerState) -> str | None:
@@ -217,6 +386,8 @@ def start_needed(site: SpillSite, head: bytes, size: int) -> int | None:
     """
     if site.preview is None or not site.form.stored or not site.safe_name:
         return 0  # no preview to compare or show: the verdict reads sizes and the JSON verdict
+    if site.form is SpillForm.QWEN_PERSISTED:
+        return min(len(head), PREVIEW_READ)  # what `preview_of_start` reads
     text = head.decode("utf-8", "replace")
     compared = len(site.preview) + 1
     lead = len(text) - len(bash_preview_source(text, whole=False)) if site.bash else 0
@@ -242,12 +413,13 @@ def kept_start(sites: Sequence[SpillSite], fc: FileCheck) -> FileCheck:
         return fc
     needs = [start_needed(site, fc.head, fc.size) for site in sites]
     keep = len(fc.head) if None in needs else max((n for n in needs if n is not None), default=0)
+    tail = fc.tail if any(site.tail for site in sites) else b""  # a cut's tail is compared
     if keep >= len(fc.head):
-        return replace(fc, tail=b"") if fc.tail else fc
+        return replace(fc, tail=tail) if fc.tail != tail else fc
     judged = fc.looks_like_json
     if judged is None and fc.name.endswith(".json"):
         judged = _looks_like_json(fc)
-    return replace(fc, head=fc.head[:keep], tail=b"", looks_like_json=judged)
+    return replace(fc, head=fc.head[:keep], tail=tail, looks_like_json=judged)
 
 
 def start_suffices(sites: Sequence[SpillSite], fc: FileCheck) -> bool:
@@ -275,14 +447,11 @@ def site_notes(site: SpillSite) -> list[Finding]:
     out = []
     if not site.form.stored:
         what = site.cut or "part of the output"
-        out.append(
-            Finding(
-                "not-stored",
-                line,
-                None,
-                f"{what} cut from what the model saw, and not stored anywhere",
-            )
-        )
+        if site.form in QWEN_FORMS or site.form in GEMINI_FORMS:  # its words say where it is
+            said = f"cut from what the model saw: {what}"
+        else:
+            said = f"{what} cut from what the model saw, and not stored anywhere"
+        out.append(Finding("not-stored", line, None, said))
     if site.persisted_name is not None and name is not None and site.persisted_name != name:
         out.append(
             Finding(

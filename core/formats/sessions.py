@@ -22,6 +22,8 @@ from typing import Any
 from transcript_view.core.compressed import SUFFIX, CompressedError, is_zstd, read_head
 from transcript_view.core.formats.claude_code import claude_prompt
 from transcript_view.core.formats.detect import Format, detect
+from transcript_view.core.formats.gemini import gemini_prompt
+from transcript_view.core.formats.qwen import qwen_prompt
 from transcript_view.core.transcript import TranscriptError, open_readonly
 
 #: How much of a session is read for its first prompt and start time.
@@ -35,7 +37,8 @@ ROLLOUT_RE = re.compile(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-.+\.jsonl(?:\.
 
 def default_root(fmt: Format, env: Mapping[str, str] | None = None) -> Path:
     """Where an agent keeps its sessions: `$CLAUDE_CONFIG_DIR` or `~/.claude`, `projects/`;
-    `$CODEX_HOME` or `~/.codex`, `sessions/`."""
+    `$CODEX_HOME` or `~/.codex`, `sessions/`; `$QWEN_RUNTIME_DIR`, `$QWEN_HOME` or
+    `~/.qwen`, `projects/`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`, `tmp/`."""
     env = os.environ if env is None else env
     if fmt is Format.CLAUDE_CODE:
         base = env.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
@@ -43,6 +46,14 @@ def default_root(fmt: Format, env: Mapping[str, str] | None = None) -> Path:
     if fmt is Format.CODEX:
         base = env.get("CODEX_HOME") or str(Path.home() / ".codex")
         return Path(base) / "sessions"
+    if fmt is Format.QWEN:
+        # `Storage`'s runtime folder (a `advanced.runtimeOutputDir` setting is not read).
+        base = env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME") or str(Path.home() / ".qwen")
+        return Path(base) / "projects"
+    if fmt is Format.GEMINI:
+        # `homedir()` of Gemini CLI's `utils/paths.ts`: `$GEMINI_CLI_HOME` stands for the home.
+        home = env.get("GEMINI_CLI_HOME") or str(Path.home())
+        return Path(home) / ".gemini" / "tmp"
     raise ValueError(f"{fmt.value} keeps no sessions folder")
 
 
@@ -116,9 +127,14 @@ def tree_format(directory: Path) -> Format | None:
     An agent's home (`~/.claude` with `projects/`, `~/.codex` with
     `sessions/`), a Claude Code projects folder (folders of session files) or
     one project folder (session files), a Codex sessions tree or one of its
-    year, month or day folders. Decided from names and one session's first
+    year, month or day folders, a Qwen Code runtime folder (`~/.qwen`) or a Gemini CLI
+    one (`~/.gemini`), their folder of projects, one project or its `chats/`. Decided from
+    names and one session's first
     lines: a folder of reference transcripts is none of these.
     """
+    chats = _chats_format(directory)
+    if chats is not None:
+        return chats
     if (directory / "projects").is_dir() and _claude_folder(directory / "projects"):
         return Format.CLAUDE_CODE
     if (directory / "sessions").is_dir() and next(_codex_files(directory / "sessions", 1), None):
@@ -126,6 +142,55 @@ def tree_format(directory: Path) -> Format | None:
     if next(_codex_files(directory, 1), None) is not None:
         return Format.CODEX
     return Format.CLAUDE_CODE if _claude_folder(directory) else None
+
+
+#: The agents whose projects keep their sessions in a `chats/` folder each.
+CHATS_FORMATS = (Format.QWEN, Format.GEMINI)
+
+
+def _format_of(entry: os.DirEntry[str]) -> Format | None:
+    try:
+        return detect(Path(entry.path)).format
+    except TranscriptError:
+        return None
+
+
+def _chats_format(directory: Path) -> Format | None:
+    """Whose tree of project folders with `chats/` this is, if Qwen Code's or Gemini CLI's:
+    a runtime folder (`~/.qwen`, with `projects/`; `~/.gemini`, with `tmp/`), the folder of
+    projects, one project, or its `chats/`, decided by a session's first lines."""
+    for top in (directory / "projects", directory / "tmp", directory):
+        for sub in _dirs(top)[:20]:
+            first = next(_jsonl(sub / "chats"), None)
+            if first is not None:
+                fmt = _format_of(first)
+                return fmt if fmt in CHATS_FORMATS else None
+    chats = directory if directory.name == "chats" else directory / "chats"
+    first = next(_jsonl(chats), None)
+    fmt = _format_of(first) if first is not None else None
+    return fmt if fmt in CHATS_FORMATS else None
+
+
+def _chat_files(root: Path, fmt: Format) -> Iterator[tuple[Path, str]]:
+    """A tree's sessions, each with its project folder's name: Qwen Code's
+    `<project>/chats/*.jsonl` and archived `chats/archive/*.jsonl`; Gemini CLI's
+    `<project>/chats/session-*.jsonl` (its subagents are in folders below, reached from
+    their session). `root` may be the folder of projects, one project, or its chats."""
+    if root.name == "chats":
+        projects = [root.parent]
+    elif (root / "chats").is_dir():
+        projects = [root]
+    else:
+        projects = _dirs(root)
+    for project in projects:
+        folders = [(project / "chats", project.name)]
+        if fmt is Format.QWEN:
+            folders.append((project / "chats" / "archive", f"{project.name} (archived)"))
+        for folder, label in folders:
+            for e in _jsonl(folder):
+                if fmt is Format.GEMINI and not e.name.startswith("session-"):
+                    continue
+                yield Path(e.path), label
 
 
 def _claude_folder(directory: Path) -> bool:
@@ -163,6 +228,10 @@ def _session_root(directory: Path, fmt: Format) -> Path:
         return directory / "projects"
     if fmt is Format.CODEX and (directory / "sessions").is_dir():
         return directory / "sessions"
+    if fmt is Format.QWEN and (directory / "projects").is_dir():
+        return directory / "projects"
+    if fmt is Format.GEMINI and (directory / "tmp").is_dir():
+        return directory / "tmp"
     return directory
 
 
@@ -173,6 +242,9 @@ def list_sessions(directory: Path, fmt: Format) -> list[SessionFile]:
     if fmt is Format.CODEX:
         for path, day in _codex_files(root):
             out.append(_describe(path, fmt, day))
+    elif fmt in CHATS_FORMATS:
+        for path, project in _chat_files(root, fmt):
+            out.append(_describe(path, fmt, project))
     else:
         own = list(_jsonl(root))
         folders = [root] if own else _dirs(root)
@@ -181,7 +253,7 @@ def list_sessions(directory: Path, fmt: Format) -> list[SessionFile]:
                 if e.name.startswith("agent-"):
                     continue  # a subagent of the old (<= 2.0) layout: reached from its Task
                 out.append(_describe(Path(e.path), fmt, folder.name))
-    out.sort(key=lambda s: s.mtime, reverse=True)
+    out.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
     return out
 
 
@@ -227,6 +299,10 @@ def _head_facts(path: Path, fmt: Format) -> tuple[str | None, str | None]:
 
 
 def _prompt(obj: dict[str, Any], fmt: Format) -> str | None:
+    if fmt is Format.QWEN:
+        return qwen_prompt(obj)
+    if fmt is Format.GEMINI:
+        return gemini_prompt(obj)
     if fmt is Format.CODEX:
         payload = obj.get("payload")
         if (
@@ -238,3 +314,46 @@ def _prompt(obj: dict[str, Any], fmt: Format) -> str | None:
             return str(payload["message"])[:200]
         return None
     return claude_prompt(obj)
+
+
+#: The agents `--sessions` looks for, each at its default root (`default_root`).
+AGENTS = (Format.CLAUDE_CODE, Format.CODEX, Format.GEMINI, Format.QWEN)
+
+
+@dataclass(frozen=True, slots=True)
+class AllSessions:
+    """Every agent's sessions on this machine (`all_sessions`), newest first."""
+
+    sessions: list[SessionFile]
+    roots: list[tuple[Format, Path]]
+    """Each agent's root that is there, in `AGENTS` order."""
+    unreadable: list[str]
+    """One line for each root that is there but cannot be read."""
+    absent: list[tuple[Format, Path]]
+    """Each agent's root that is not there (skipped quietly; said when nothing is found)."""
+
+
+def all_sessions(env: Mapping[str, str] | None = None) -> AllSessions:
+    """The sessions of every agent at its default root (each overridable by its variable):
+    an absent root is skipped, one that cannot be read is one line; only names and the
+    first bytes of each session are read, and nothing is written."""
+    sessions: list[SessionFile] = []
+    roots: list[tuple[Format, Path]] = []
+    unreadable: list[str] = []
+    absent: list[tuple[Format, Path]] = []
+    for fmt in AGENTS:
+        root = default_root(fmt, env)
+        try:
+            with os.scandir(root):
+                pass
+        except FileNotFoundError:
+            absent.append((fmt, root))
+            continue
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            unreadable.append(f"{root}: {fmt.agent}'s sessions cannot be read ({why})")
+            continue
+        roots.append((fmt, root))
+        sessions.extend(list_sessions(root, fmt))
+    sessions.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
+    return AllSessions(sessions, roots, unreadable, absent)

@@ -27,6 +27,8 @@ from _support import (
     CLAUDE_SUBAGENT_EXAMPLE,
     CODEX_EXAMPLE,
     EXAMPLES,
+    GEMINI_EXAMPLE,
+    QWEN_EXAMPLE,
     REFERENCE,
     REFERENCE_TRANSCRIPTS,
 )
@@ -49,6 +51,8 @@ FILES: list[tuple[str, Any]] = [
     ("example-claude", lambda d: CLAUDE_EXAMPLE),
     ("example-claude-subagent", lambda d: CLAUDE_SUBAGENT_EXAMPLE),
     ("example-codex", lambda d: CODEX_EXAMPLE),
+    ("example-qwen", lambda d: QWEN_EXAMPLE),
+    ("example-gemini", lambda d: GEMINI_EXAMPLE),
     ("key-without-marker", write_key_without_marker),
     # Cases `--check` refuses (exit 2) have no JSON; the viewer refuses them too
     # (tests/robustness/test_viewer_hostile.py).
@@ -103,8 +107,8 @@ async def _compare(path: Path, expected: dict[str, Any], summary: str) -> None:
         serious = [f for f in expected["findings"] if KINDS[f["kind"]] is not Severity.NOTE]
         problems = [f for f in serious if f["kind"] not in ORPHAN_KINDS]
         orphans = [f for f in serious if f["kind"] in ORPHAN_KINDS]
-        # A format with no digest counts markers whose preview and size match instead.
-        checked = expected["verified"] if expected["format"] == "reference" else expected["matched"]
+        # A marker with no digest counts when its preview (or head and tail) and size match.
+        checked = expected["verified"] + expected["matched"]
         assert (header.markers, header.verified, header.problems, header.orphans) == (
             expected["markers"],
             checked,

@@ -237,6 +237,7 @@ def test_every_kind_in_the_vocabulary_has_a_severity() -> None:
         "output-capped",
         "inline-duplicate",
         "cleared-result",
+        "expired-artifact",
     }
 
 
@@ -278,6 +279,7 @@ def test_check_json_shape(tmp_path: Path) -> None:
         "verified",
         "matched",
         "present",
+        "expired",
         "badges",
         "findings",
     }

@@ -13,6 +13,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from _qwen import fit_text
+from _qwen import stub as qwen_stub
 
 from transcript_view.core.formats.qwen_markers import (
     NOT_WRITTEN,
@@ -46,26 +48,8 @@ def stub(
     preview: str = PREVIEW,
     later: bool = False,
 ) -> str:
-    """`buildStub`'s text (0.24.4; `later`: the source after it, a totals line and other
-    read-back words; `digest=None`: 0.21, before the digest line)."""
-    lines = [f"Output too large ({kb} KB). "]
-    tagged = path_or_note.startswith("/")
-    lines[0] += f"Full output saved to: {path_or_note}" if tagged else path_or_note
-    if digest is not None:
-        lines.append(f"Full output sha256: {digest}")
-    if later:
-        lines.append("Total characters: 66000; total lines: 3001.")
-    if tagged:
-        lines.append("Note: this file may be cleaned up after 24 hours.")
-        lines.append(
-            "Page in with read_file using the absolute file_path above, offset (zero-based "
-            "line) and limit (line count)."
-            if later
-            else "To read the complete output, use the read_file tool with the absolute file "
-            "path above."
-        )
-    text = "\n".join(lines) + f"\n\nPreview (up to 2000 chars):\n{preview}"
-    return f"<persisted-output>\n{text}\n</persisted-output>" if tagged else text
+    """`_qwen.stub` of this file's output, by default."""
+    return qwen_stub(path_or_note, kb=kb, digest=digest, preview=preview, later=later)
 
 
 def test_the_stub_of_0_24_4_says_its_file_size_digest_and_preview() -> None:
@@ -202,52 +186,16 @@ def test_the_results_folder_is_the_projects_not_the_sessions(tmp_path: Path) -> 
     digest = "2af6b4a70d443ffdfe2b93b75008d7d9e4b3327c183f7e70cc2fb5e29ceec35d"
     expected = tmp_path / ".qwen" / "tmp" / digest / "tool-results"
     assert tool_results_dir(session, "/home/alice/proj") == expected
+    # An archived session's and a subagent's are deeper, in the same runtime folder.
+    project = session.parent.parent
+    for deeper in (
+        project / "chats" / "archive" / "7b0e2c1a.jsonl",
+        project / "subagents" / "7b0e2c1a" / "agent-1.jsonl",
+    ):
+        assert tool_results_dir(deeper, "/home/alice/proj") == expected
 
 
 # -- the two other forms ---------------------------------------------------------------------
-
-
-def _js_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _js_slice(text: str, start: int, stop: int | None = None) -> str:
-    units = text.encode("utf-16-le", "surrogatepass")
-    end = len(units) if stop is None else 2 * stop
-    return units[2 * start : end].decode("utf-16-le", "surrogatepass")
-
-
-def fit_text(text: str, max_chars: int, files: list[str]) -> str:
-    """`fitText` as 0.24.4 has it (`chunks/chunk-DPEB6S2R.js` L13901–13948), written out
-    line for line (the fixture, not the code under test)."""
-
-    def start_whole(s: str, n: int) -> str:  # sliceStartWithoutBrokenSurrogate
-        end = min(n, _js_len(s))
-        if end > 0 and 0xD800 <= ord(_js_slice(s, end - 1, end)) <= 0xDBFF:
-            end -= 1
-        return _js_slice(s, 0, end)
-
-    def end_whole(s: str, n: int) -> str:  # sliceEndWithoutBrokenSurrogate
-        start = max(0, _js_len(s) - n)
-        if start < _js_len(s) and 0xDC00 <= ord(_js_slice(s, start, start + 1)) <= 0xDFFF:
-            start += 1
-        return _js_slice(s, start)
-
-    if _js_len(text) <= max_chars:
-        return text
-    if len(files) == 1:
-        header = f"Tool output truncated. Persisted tool-output artifact: {files[0]}"
-    elif files:
-        listing = "\n".join(f"- {f}" for f in files)
-        header = f"Tool output truncated. Persisted tool-output artifacts:\n{listing}"
-    else:
-        header = "Tool output truncated."
-    budget = max_chars - _js_len(header) - 2
-    if budget <= 5:
-        return f"{header}\n\n{start_whole(text, budget)}"
-    content = budget - 5
-    head = content // 5
-    return f"{header}\n\n{start_whole(text, head)}\n...\n{end_whole(text, content - head)}"
 
 
 TEXT = "".join(f"line {i}: {'x' * (i % 7)}\n" for i in range(400))

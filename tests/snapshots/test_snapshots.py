@@ -20,7 +20,15 @@ from _real_shapes import context_session, filling_session, parallel_session
 from _runs import BADGE_CASES, line
 from _screen_apps import SCREEN_SIZE, T0, ScreenApp, orphans_app
 from _sessions import ClaudeSession
-from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, REFERENCE
+from _support import (
+    CLAUDE_EXAMPLE,
+    CODEX_EXAMPLE,
+    EXAMPLES,
+    GEMINI_EXAMPLE,
+    QWEN_EXAMPLE,
+    REFERENCE,
+    every_agent_home,
+)
 from textual.pilot import Pilot
 
 from transcript_view.viewer.app import TranscriptApp
@@ -365,6 +373,38 @@ class TestAgentFormats:
 
         app = TranscriptApp(CODEX_EXAMPLE)
         assert snap_compare(app, terminal_size=SIZE, run_before=first_marker)
+
+    def test_qwen_session_at_its_first_problem(self, snap_compare: Any) -> None:
+        """A verified stub, an expired file, a stub before the digest line, then the edited
+        file's digest mismatch under the cursor."""
+
+        async def first_problem(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("p")
+
+        app = TranscriptApp(QWEN_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=first_problem)
+
+    def test_gemini_session_at_its_masked_result(self, snap_compare: Any) -> None:
+        """The `$set` that rewrote the history: the masked result, its file matched."""
+
+        async def last_marker(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("end")
+            await pilot.press("N")
+
+        app = TranscriptApp(GEMINI_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=last_marker)
+
+    def test_every_agents_sessions(
+        self, snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """`--sessions`: the examples as one machine's four agents, newest first."""
+        for name, value in every_agent_home(tmp_path).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("QWEN_HOME", raising=False)
+        app = TranscriptApp(None, every_agent=True)
+        assert snap_compare(app, terminal_size=SIZE, run_before=settled)
 
     def test_claude_sessions_folder(self, snap_compare: Any) -> None:
         app = TranscriptApp(EXAMPLES / "claude")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from _pilot import settle, sync
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent
-from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, ROOT
+from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, QWEN_EXAMPLE, ROOT
 
 from transcript_view.core.formats import Format
 from transcript_view.core.formats.model import SpillForm, SpillSite
@@ -168,6 +168,11 @@ async def test_the_model_view_of_another_format_is_the_next_calls_context() -> N
         (EXAMPLES / "claude", Format.CLAUDE_CODE, "Find every event handler"),
         (EXAMPLES / "claude" / "projects", Format.CLAUDE_CODE, "Find every event handler"),
         (EXAMPLES / "codex" / "sessions", Format.CODEX, "build it"),
+        (EXAMPLES / "qwen", Format.QWEN, "The test suite is slow"),
+        (EXAMPLES / "qwen" / "projects", Format.QWEN, "The test suite is slow"),
+        (QWEN_EXAMPLE.parent, Format.QWEN, "The test suite is slow"),
+        (EXAMPLES / "gemini", Format.GEMINI, "The test suite is slow"),
+        (EXAMPLES / "gemini" / "tmp" / "proj", Format.GEMINI, "The test suite is slow"),
     ],
 )
 @sync
@@ -221,7 +226,7 @@ def test_the_viewer_refuses_a_file_that_is_no_transcript_in_one_line(tmp_path: P
     path.write_text('{"name": "x"}\n')
     out = _cli([str(path)], {})
     assert out.returncode == 2 and out.stderr.count("\n") == 1
-    assert "not a transcript" in out.stderr and "Codex rollout" in out.stderr
+    assert "not a transcript" in out.stderr and "Gemini CLI session" in out.stderr
 
 
 @sync
@@ -487,3 +492,51 @@ async def test_e_and_c_on_a_missing_sidecar_say_it_is_missing(tmp_path: Path) ->
         await pilot.press("c")
         await settle(pilot)
         assert copied and copied[0].endswith("toolu_GONE.txt")
+
+
+@sync
+async def test_enter_on_a_qwen_stub_opens_the_projects_file_with_its_preview_seen() -> None:
+    app = TranscriptApp(QWEN_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        assert screen.header.verified == 3  # verified, and matched: a preview or head and tail
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        ((key, art),) = screen.artifacts.items()
+        site = screen.analysis.excerpt_sites[0]
+        assert isinstance(site, SpillSite) and key == site.key
+        assert art.state is MarkerState.VERIFIED
+        # Found by basename in the project's tool-results/, not at the stub's path.
+        assert site.path is not None and site.path.startswith("/Users/someone/.qwen/tmp/")
+        runtime = EXAMPLES / "qwen"
+        assert art.lines.path.parent.parent.parent == runtime / "tmp"
+        assert art.lines.path.name == "call_01test.txt"
+        assert_counting_matches_building(screen)
+
+
+def test_qwen_checks_the_default_sessions_folder(tmp_path: Path) -> None:
+    import shutil
+
+    home = tmp_path / "qwen-home"
+    shutil.copytree(EXAMPLES / "qwen", home)
+    for env in ({"QWEN_HOME": str(home)}, {"QWEN_RUNTIME_DIR": str(home), "QWEN_HOME": "/x"}):
+        out = _cli(["--check", "--qwen"], env)
+        assert out.returncode == 1, out.stderr  # the example has a digest mismatch on purpose
+        assert out.stdout.count("(Qwen Code session)") == 1
+        assert "1 verified (size, sha256 and preview)" in out.stdout
+    missing = _cli(["--qwen"], {"QWEN_HOME": str(tmp_path / "nowhere")})
+    assert missing.returncode == 2 and "no such directory" in missing.stderr
+
+
+def test_gemini_checks_the_default_sessions_folder(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(EXAMPLES / "gemini", tmp_path / ".gemini")
+    out = _cli(["--check", "--gemini"], {"GEMINI_CLI_HOME": str(tmp_path)})
+    assert out.returncode == 1, out.stderr  # the example has a missing file on purpose
+    assert out.stdout.count("(Gemini CLI session)") == 1
+    assert "2 match their files (head, tail and length" in out.stdout

@@ -37,15 +37,25 @@ from transcript_view.viewer.palette import (
 BADGE_MEANINGS: dict[MarkerState, str] = {
     MarkerState.VERIFIED: (
         "the full result is in the artifact directory; its size and sha256 match the "
-        "marker, and the head and tail the model saw are the file's start and end"
+        "marker, and the head and tail the model saw are the file's start and end (Qwen "
+        "Code: its size in KB, sha256 and preview match the stub)"
     ),
     MarkerState.MATCHES: (
-        "a Claude Code sidecar whose start is the preview the model saw and whose size is "
-        "the one printed; this format records no digest, so the bytes cannot be proved"
+        "a sidecar whose start is the preview the model saw and whose size is the one "
+        "printed (Claude Code; Qwen Code before 0.23); no digest was recorded, so the bytes "
+        "cannot be proved"
     ),
     MarkerState.PRESENT: (
         "a Claude Code sidecar that is there, named by a marker form that records "
         "nothing else to check (no preview, size or digest)"
+    ),
+    MarkerState.EXCERPT_MATCHES: (
+        "a file whose start and end are the head and tail the model saw (Qwen Code's "
+        "budget cut); no digest was written, so the middle cannot be proved"
+    ),
+    MarkerState.EXPIRED: (
+        "the file is gone, as the agent says it may be (Qwen Code deletes its files after "
+        "24 hours): the rest is lost, by design rather than by a fault"
     ),
     MarkerState.MISSING: (
         "the marker names a file that is not in the artifact directory (Claude Code: "

@@ -1,8 +1,10 @@
-"""An agent's sessions, newest first: Claude Code's projects folder, Codex's sessions tree.
+"""An agent's sessions, newest first (Claude Code's projects folder, Codex's sessions tree,
+Qwen Code's and Gemini CLI's projects), or every agent's at once (`--sessions`).
 
 `transcript-view ~/.claude/projects` (or `--claude`, `--codex`, a project
 folder, a day of rollouts) starts here instead of the plain directory
-listing: one row per main session file with when it started, its project,
+listing; `--sessions` lists every agent's found at its default root, with
+a column for the agent: one row per main session file with when it started, its project,
 its size and its first prompt (`core.formats.sessions`), and its marker and
 problem counts once a background worker has verified it (`core.report.verify`,
 the same as `--check`; at most `VERIFY_AT_ONCE` at a time). Enter opens the
@@ -27,7 +29,12 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from transcript_view.core.formats.detect import Format
-from transcript_view.core.formats.sessions import SessionFile, list_sessions
+from transcript_view.core.formats.sessions import (
+    AllSessions,
+    SessionFile,
+    all_sessions,
+    list_sessions,
+)
 from transcript_view.core.ledger import is_problem
 from transcript_view.core.report import verify
 from transcript_view.core.text import human_size, plural
@@ -42,8 +49,11 @@ from transcript_view.viewer.screens.orphans import RowTable
 #: Cells of the first-prompt and project columns (the rest of the row must fit 120).
 PROMPT_WIDTH = 32
 PROJECT_WIDTH = 22
+#: The same, with the agent column too (every agent's sessions).
+AGENT_WIDTH, ALL_PROMPT_WIDTH, ALL_PROJECT_WIDTH = 11, 22, 14
 
 _COLUMNS: tuple[tuple[str, str, bool], ...] = (
+    ("agent", "Agent", False),
     ("started", "Started", False),
     ("project", "Project", False),
     ("size", "Size", True),
@@ -78,7 +88,8 @@ def shown_folder(directory: Path) -> str:
 
 
 class SessionsScreen(Screen[None]):
-    """The sessions of one agent's tree, each verified in the background."""
+    """The sessions of one agent's tree (or of every agent: `fmt` None), each verified in
+    the background."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "sessions--error",
@@ -119,11 +130,15 @@ class SessionsScreen(Screen[None]):
         counts: tuple[int, int, int, int, int] | None
         error: str = ""
 
-    def __init__(self, directory: Path, fmt: Format) -> None:
+    def __init__(self, directory: Path | None, fmt: Format | None) -> None:
+        """`directory` and `fmt`: one agent's tree; both None: every agent's default root."""
         super().__init__()
-        self.directory = Path(directory)
+        self.directory = Path(directory) if directory is not None else None
         self.format = fmt
+        self.found: AllSessions | None = all_sessions() if fmt is None else None
+        """Every agent's, when this lists them all (what was found, and where not)."""
         self.sessions: list[SessionFile] = []
+        self._formats: dict[str, Format] = {}
         self._slots = threading.BoundedSemaphore(VERIFY_AT_ONCE)
         self._pending = 0
         self.results: dict[str, SessionsScreen.Verified] = {}
@@ -131,8 +146,14 @@ class SessionsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """Title, table (or an empty note), status line, footer."""
-        title = Text(f"{self.format.label}s in ", end="")
-        title.append_text(sanitize.text(shown_folder(self.directory)))
+        if self.found is not None:
+            agents = ", ".join(fmt.agent for fmt, _ in self.found.roots)
+            title = Text("Every agent's sessions on this machine", end="")
+            title.append(f" ({agents or 'none found'})")
+        else:
+            assert self.format is not None and self.directory is not None
+            title = Text(f"{self.format.label}s in ", end="")
+            title.append_text(sanitize.text(shown_folder(self.directory)))
         yield Static(title, id="sessions-title", markup=False)
         yield RowTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(""), id="sessions-status", markup=False)
@@ -140,20 +161,34 @@ class SessionsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """List the sessions and start one verification worker per session."""
-        self.sessions = list_sessions(self.directory, self.format)
+        every = self.found is not None
+        if self.found is not None:
+            self.sessions = self.found.sessions
+        else:
+            assert self.format is not None and self.directory is not None
+            self.sessions = list_sessions(self.directory, self.format)
         table = self.query_one("#sessions-table", DataTable)
+        widths = (
+            {"agent": AGENT_WIDTH, "prompt": ALL_PROMPT_WIDTH, "project": ALL_PROJECT_WIDTH}
+            if every
+            else {"prompt": PROMPT_WIDTH, "project": PROJECT_WIDTH}
+        )
         for key, label, right in _COLUMNS:
-            width = {"prompt": PROMPT_WIDTH, "project": PROJECT_WIDTH}.get(key)
+            if key == "agent" and not every:
+                continue
             table.add_column(
-                Text(label, justify="right" if right else "left"), key=key, width=width
+                Text(label, justify="right" if right else "left"), key=key, width=widths.get(key)
             )
         if not self.sessions:
             table.display = False
-            note = f"No {self.format.label}s here"
-            self.mount(Static(Text(note), id="sessions-empty", markup=False), after=table)
+            self.mount(
+                Static(Text(self._empty_words()), id="sessions-empty", markup=False), after=table
+            )
         pending = self._style("pending")
         for s in self.sessions:
+            agent = [Text(s.format.agent, no_wrap=True)] if every else []
             table.add_row(
+                *agent,
                 sanitize.text(_when(s), no_wrap=True),
                 sanitize.text(s.project, no_wrap=True, overflow="ellipsis"),
                 Text(_size(s), justify="right"),
@@ -168,8 +203,18 @@ class SessionsScreen(Screen[None]):
         table.focus()
         for s in self.sessions:
             self._pending += 1
-            self._verify(str(s.path), s.path)
+            self._verify(str(s.path), s.path, s.format)
         self._update_status()
+
+    def _empty_words(self) -> str:
+        """Why the table is empty: nothing in this tree, or no agent's root on this machine."""
+        if self.found is None:
+            assert self.format is not None
+            return f"No {self.format.label}s here"
+        looked = [root for _, root in self.found.roots] + [r for _, r in self.found.absent]
+        return "No agent's sessions on this machine (looked in " + ", ".join(
+            shown_folder(r) for r in looked
+        ) + ")"
 
     def _style(self, part: str) -> Style:
         return component_style(self, f"sessions--{part}")
@@ -177,18 +222,18 @@ class SessionsScreen(Screen[None]):
     @work(
         thread=True, group="sessions-verify", exit_on_error=False, description="check a session"
     )
-    def _verify(self, key: str, path: Path) -> None:
+    def _verify(self, key: str, path: Path, fmt: Format) -> None:
         """Verify one session in a thread (as `--check` does); only posts a message back."""
         worker = get_current_worker()
         with self._slots:
             if worker.is_cancelled:
                 return
             try:
-                report = verify(path, format=self.format)
+                report = verify(path, format=fmt)
             except Exception as exc:  # any failure belongs in the row, not a crash
                 message = self.Verified(key, None, str(exc) or type(exc).__name__)
             else:
-                checked = report.verified if self.format is Format.REFERENCE else report.matched
+                checked = report.agreeing
                 problems = sum(1 for f in report.findings if is_problem(f))
                 counts = (report.markers, checked, problems, report.errors, report.warnings)
                 message = self.Verified(key, counts)
@@ -207,7 +252,8 @@ class SessionsScreen(Screen[None]):
             table.update_cell(message.key, "status", status)
         else:
             markers, checked, problems, errors, warnings = message.counts
-            shown = f"{markers:,}" if self.format is Format.CODEX else f"{checked:,}/{markers:,}"
+            codex = self._format_of(message.key) is Format.CODEX  # nothing stored to check
+            shown = f"{markers:,}" if codex else f"{checked:,}/{markers:,}"
             table.update_cell(message.key, "markers", Text(shown, justify="right"))
             style = self._style("error") if errors else self._style("warning") if problems else ""
             table.update_cell(
@@ -222,9 +268,16 @@ class SessionsScreen(Screen[None]):
             table.update_cell(message.key, "status", status)
         self._update_status()
 
+    def _format_of(self, key: str) -> Format | None:
+        if len(self._formats) != len(self.sessions):
+            self._formats = {str(s.path): s.format for s in self.sessions}
+        return self._formats.get(key, self.format)
+
     def _update_status(self) -> None:
         parts = [plural(len(self.sessions), "session")]
         parts.append(f"checking {self._pending:,}…" if self._pending else "all checked")
+        if self.found is not None:
+            parts.extend(self.found.unreadable)
         self.query_one("#sessions-status", Static).update(Text(" · ".join(parts)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

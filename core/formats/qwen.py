@@ -1,0 +1,679 @@
+"""Reading a Qwen Code session: what the model saw, and where the rest of each big output is.
+
+A session is JSON lines (`<runtimeDir>/projects/<sanitized cwd>/chats/<id>.jsonl`;
+OTHER_AGENTS.md, "Qwen Code"), one record a line: `user`, `assistant` (the
+model's turn: `message.parts` of text, thought and `functionCall` parts, its
+`usageMetadata` and `contextWindowSize`), `tool_result` (the result as the
+model got it: a `functionResponse` part whose `response.output` is the text,
+the stub when it was spilled) and `system` (a compaction, a rewind, telemetry).
+
+A tool result over its threshold reached the model as a stub naming a file
+in the project's `tool-results/` folder, with the whole output's size and,
+since 0.23, its sha256 (`core.formats.qwen_markers`): such a file is verified
+as the reference's artifacts are (`rules.qwen_state`). The folder is the
+project's, not the session's (`qwen_markers.tool_results_dir`, found from the
+records' `cwd`): every session of the project writes there, so no session
+reports another's files as orphans.
+
+The pass is a map and a fold (`batches`), as Codex's is: `map_qwen` reads a
+run of lines into a `QwenBatch`, `QwenPass` folds the batches in file order.
+It lists the model calls too (`core.calls`): each `assistant` record is one
+call (the records of one turn share its `uuid`), and its `usageMetadata.
+promptTokenCount` is the size of the context it was sent (exact: the API's
+own count), its `contextWindowSize` the window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from transcript_view.core.calls import (
+    FIGURE_FORMAT,
+    FOLDS,
+    INHERITED,
+    QWEN_USAGE,
+    ROW_FORMAT,
+    CallFold,
+    CallRun,
+    Compaction,
+)
+from transcript_view.core.compressed import CompressedError, is_zstd, read_head
+from transcript_view.core.decoding import Measure, Measured, decoded_lines
+from transcript_view.core.formats.batches import fold_mapped
+from transcript_view.core.formats.claude_code import problem_findings
+from transcript_view.core.formats.claude_markers import basename
+from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.formats.qwen_markers import (
+    QwenCut,
+    QwenStub,
+    find_cut,
+    find_stub,
+    tool_results_dir,
+)
+from transcript_view.core.formats.rules import site_notes
+from transcript_view.core.found import Found
+from transcript_view.core.keys import IdKeys
+from transcript_view.core.markers import is_safe_basename
+from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError, open_readonly
+
+#: The record types Qwen Code writes (`createBaseRecord`).
+QWEN_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
+#: A `system` record's subtype that replaced the history the model was sent.
+COMPRESSION = "chat_compression"
+#: A `system` record's subtype that rewound the conversation: the records after the turn it
+#: rewound to sit on a dead branch (never sent again).
+REWIND = "rewind"
+REWIND_WORDS = "rewind: the records after the turn it rewinds to were never sent again"
+
+# -- the shapes a line is decoded into -----------------------------------------------------------
+
+_Other = list[Any] | str | int | float | bool | None
+
+
+class Response(msgspec.Struct, gc=False):
+    """A `functionResponse`'s `response`: `output` is the text the model was given."""
+
+    output: Any = None
+    error: Any = None
+
+
+class FunctionResponse(msgspec.Struct, gc=False):
+    """A tool's result, as the model got it."""
+
+    id: Any = None
+    name: Any = None
+    response: Response | _Other = None
+
+
+class FunctionCall(msgspec.Struct, gc=False):
+    """A tool call the model made."""
+
+    id: Any = None
+    name: Any = None
+    args: Any = None
+
+
+class Part(msgspec.Struct, gc=False):
+    """One part of a message (Gemini's `Part`): text, a thought, a call or a result."""
+
+    text: Any = None
+    thought: Any = None
+    functionCall: FunctionCall | _Other = None
+    functionResponse: FunctionResponse | _Other = None
+
+
+_Parts = list[Part | _Other] | dict[str, Any] | str | int | float | bool | None
+
+
+class Message(msgspec.Struct, gc=False):
+    """A record's `message`: Gemini's `Content`."""
+
+    role: Any = None
+    parts: _Parts = None
+
+
+class Usage(msgspec.Struct, gc=False):
+    """An assistant record's `usageMetadata`: `promptTokenCount` is the context sent."""
+
+    promptTokenCount: Any = None
+
+
+class Line(msgspec.Struct, gc=False):
+    """One session record, as far as the pass reads it."""
+
+    type: Any = None
+    subtype: Any = None
+    uuid: Any = None
+    model: Any = None
+    message: Message | _Other = None
+    usageMetadata: Usage | _Other = None
+    contextWindowSize: Any = None
+    systemPayload: Any = None
+
+
+_decode = msgspec.json.Decoder(Line).decode
+
+# -- what a record holds -------------------------------------------------------------------------
+
+
+def _part(part: object) -> Mapping[str, Any] | Part | None:
+    return part if type(part) is Part or isinstance(part, Mapping) else None
+
+
+def _get(part: Mapping[str, Any] | Part, name: str) -> object:
+    return part.get(name) if isinstance(part, Mapping) else getattr(part, name)
+
+
+def output_of(response: object) -> str | None:
+    """A `functionResponse`'s text as the model got it: `response.output` (or its `error`)."""
+    if type(response) is Response:
+        out = response.output if response.output is not None else response.error
+    elif isinstance(response, Mapping):
+        out = response.get("output", response.get("error"))
+    else:
+        return None
+    return out if type(out) is str else None
+
+
+def result_texts(parts: object) -> Iterator[tuple[int, int, object, str]]:
+    """(part, base, result, text) of each tool result in a message's parts: `base` is where
+    the text starts in the line's seen text (the results' texts joined by one LF), what
+    marker offsets count in; `result` is the `functionResponse` (its `id` and `name`)."""
+    if not isinstance(parts, list):
+        return
+    base = 0
+    for i, raw in enumerate(parts):
+        part = _part(raw)
+        if part is None:
+            continue
+        fr = _get(part, "functionResponse")
+        if type(fr) is FunctionResponse:
+            text = output_of(fr.response)
+        elif isinstance(fr, Mapping):
+            text = output_of(fr.get("response"))
+        else:
+            continue
+        if text is None:
+            continue
+        yield i, base, fr, text
+        base += len(text) + 1
+
+
+def _call_id(fr: object) -> str | None:
+    value = fr.id if type(fr) is FunctionResponse else (
+        fr.get("id") if isinstance(fr, Mapping) else None
+    )  # fmt: skip
+    return value if type(value) is str else None
+
+
+def _tool_name(fr: object) -> str | None:
+    value = fr.name if type(fr) is FunctionResponse else (
+        fr.get("name") if isinstance(fr, Mapping) else None
+    )  # fmt: skip
+    return value if type(value) is str else None
+
+
+def _args_chars(args: object) -> int:
+    if args is None:
+        return 0
+    try:
+        return len(msgspec.json.encode(args).decode("utf-8", "replace"))
+    except (TypeError, msgspec.EncodeError):
+        return 0
+
+
+def parts_chars(parts: object) -> int:
+    """The characters of a message that an estimate of the context counts: texts (not
+    thoughts), calls' arguments as JSON, results' texts."""
+    if not isinstance(parts, list):
+        return 0
+    n = 0
+    for raw in parts:
+        part = _part(raw)
+        if part is None:
+            continue
+        text = _get(part, "text")
+        if type(text) is str and _get(part, "thought") is not True:
+            n += len(text)
+        call = _get(part, "functionCall")
+        if type(call) is FunctionCall:
+            n += _args_chars(call.args)
+        elif isinstance(call, Mapping):
+            n += _args_chars(call.get("args"))
+    return n + sum(len(text) for _, _, _, text in result_texts(parts))
+
+
+def history_chars(history: object) -> list[int]:
+    """The characters of each entry of a compression's `compressedHistory` (Gemini `Content`
+    objects): what the context started over with."""
+    if not isinstance(history, list):
+        return []
+    return [
+        parts_chars(entry.get("parts")) for entry in history if isinstance(entry, Mapping)
+    ]
+
+
+def compression(line: int, payload: object) -> tuple[Compaction, list[int]]:
+    """A `chat_compression` record: its figures, and the entries the context starts over with.
+
+    `info.originalTokenCount` is the context's size before it (Qwen Code's own count,
+    an estimate where `originalTokenCountIsEstimated` says so), `newTokenCount` after.
+    """
+    pl = payload if isinstance(payload, Mapping) else {}
+    info = pl.get("info")
+    info = info if isinstance(info, Mapping) else {}
+
+    def count(name: str) -> int | None:
+        value = info.get(name)
+        return value if type(value) is int and value >= 0 else None
+
+    trigger = info.get("triggerReason")
+    history = pl.get("compressedHistory")
+    added = history_chars(history)
+    before, after = count("originalTokenCount"), count("newTokenCount")
+    record = Compaction(
+        line,
+        COMPRESSION,
+        trigger=trigger if type(trigger) is str else None,
+        tokens_before=before,
+        before_field=(
+            "systemPayload.info.originalTokenCount"
+            + (" (Qwen Code's estimate)" if info.get("originalTokenCountIsEstimated") else "")
+            if before is not None
+            else None
+        ),
+        tokens_after=after,
+        after_field=(
+            "systemPayload.info.newTokenCount"
+            + (" (Qwen Code's estimate)" if info.get("newTokenCountIsEstimated") else "")
+            if after is not None
+            else None
+        ),
+        summary="readable" if any(added) else "none",
+    )
+    return record, added
+
+
+# -- a record, decoded whole (the viewer's and the lifetimes' reading) --------------------------
+
+#: What a record is to the calls around it (`core.lifetime`'s roles).
+MODEL, INPUT, RESET = "model", "input", "reset"
+
+
+def record_role(obj: Mapping[str, Any]) -> str | None:
+    """Whether a record is the model's turn, an input (a user turn, a tool's result), a
+    compression (the context starts over), or none of the context (the pass's rule)."""
+    kind = obj.get("type")
+    if kind == "assistant":
+        return MODEL
+    if kind in ("user", "tool_result"):
+        return INPUT
+    if kind == "system" and obj.get("subtype") == COMPRESSION:
+        return RESET
+    return None
+
+
+def record_chars(obj: Mapping[str, Any]) -> int:
+    """The characters of a record that an estimate of the context counts (the pass's)."""
+    if record_role(obj) == RESET:
+        payload = obj.get("systemPayload")
+        history = payload.get("compressedHistory") if isinstance(payload, Mapping) else None
+        return sum(history_chars(history))
+    message = obj.get("message")
+    return parts_chars(message.get("parts")) if isinstance(message, Mapping) else 0
+
+
+def qwen_prompt(obj: Mapping[str, Any]) -> str | None:
+    """The text of a user record (the first one is the session's first prompt), cut to 200."""
+    message = obj.get("message")
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    if obj.get("type") != "user" or not isinstance(parts, list):
+        return None
+    texts = [p["text"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+    text = "\n".join(texts).strip()
+    return text[:200] or None
+
+
+def is_tool_result(obj: Mapping[str, Any]) -> bool:
+    """Whether a record is a tool's result (what a call asked for)."""
+    message = obj.get("message")
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    return next(result_texts(parts), None) is not None
+
+
+# -- the map -------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class QwenBatch:
+    """What the fold needs of lines `first` to `last` (made by `map_qwen`)."""
+
+    first: int
+    last: int
+    envelopes: int = 0
+    types: dict[str, int] = field(default_factory=dict)
+    problems: list[LineProblem] = field(default_factory=list)
+    sites: list[SpillSite] = field(default_factory=list)
+    tags: list[tuple[int, str]] = field(default_factory=list)
+    calls: CallRun = field(default_factory=CallRun)
+
+
+def map_qwen(
+    transcript: Transcript, first: int, last: int, last_content: int, keys: IdKeys
+) -> QwenBatch:
+    """Read lines `first` to `last` of a session into a batch (pure: it reads the lines only)."""
+    b = QwenBatch(first, last)
+    kinds: list[str] = []
+    run = b.calls
+    rows, add_row, pack = run.rows, run.rows.extend, ROW_FORMAT.pack
+    put_figure, at_end = FIGURE_FORMAT.pack_into, -FIGURE_FORMAT.size
+    items = context = started = 0
+    big_line = big_chars = reset_at = -1
+    model = INHERITED
+    head: object = None
+    state: object = FOLDS  # the open call's uuid; None: none open; FOLDS: as the fold left it
+    sized = True  # whether the batch's last call has its recorded size
+    lines = decoded_lines(
+        transcript.raw_chunks(first, last), _decode, Line, b.problems, last_content
+    )
+    for line, _, _, obj in lines:
+        kind = obj.type
+        kind = kind if type(kind) is str else "?"
+        kinds.append(kind)
+        message = obj.message
+        parts = message.parts if type(message) is Message else None
+        if kind == "system":
+            if obj.subtype == COMPRESSION:
+                record, added = compression(line, obj.systemPayload)
+                run.compactions.append(record)
+                if reset_at < 0:
+                    reset_at = started
+                context, state = 0, None
+                b.tags.append((line, "the model continued from the compressed history here"))
+                for chars in added:
+                    items += 1
+                    context += chars
+                    if chars > big_chars:
+                        big_line, big_chars = line, chars
+            elif obj.subtype == REWIND:
+                b.tags.append((line, REWIND_WORDS))
+            continue
+        if kind == "assistant":
+            uuid = obj.uuid if type(obj.uuid) is str else None
+            usage = obj.usageMetadata
+            tokens = usage.promptTokenCount if type(usage) is Usage else None
+            tokens = tokens if type(tokens) is int and tokens >= 0 else -1
+            window = obj.contextWindowSize
+            window = window if type(window) is int and window > 0 else -1
+            name = obj.model
+            if type(name) is str and name:
+                model = run.model_index(name)
+            if uuid is not None and state == uuid:  # another record of the open call
+                if not sized and tokens >= 0:
+                    put_figure(rows, len(rows) + at_end, tokens, QWEN_USAGE, window)
+                    sized = True
+            else:
+                if state is FOLDS and uuid is not None:
+                    head = uuid  # it continues the fold's, if that one is the same turn
+                source = QWEN_USAGE if tokens >= 0 else 0
+                add_row(pack(line, model, context, items, big_line, big_chars, tokens, source,
+                             window))  # fmt: skip
+                items, big_line, big_chars = 0, -1, -1
+                sized = tokens >= 0
+                started += 1
+                state = uuid
+        elif kind in ("user", "tool_result"):
+            state = None
+        else:
+            continue
+        chars = parts_chars(parts)
+        for part, base, fr, text in result_texts(parts):
+            _sites(b, line, part, base, fr, text)
+        items += 1
+        context += chars
+        if chars > big_chars:
+            big_line, big_chars = line, chars
+    run.items, run.big_line, run.big_chars, run.chars = items, big_line, big_chars, context
+    run.reset_at, run.head, run.end, run.model = reset_at, head, state, model
+    run.takes_figure = False
+    b.envelopes = len(kinds)
+    b.types = dict(Counter(kinds))
+    return b
+
+
+def _sites(b: QwenBatch, line: int, part: int, base: int, fr: object, text: str) -> None:
+    """The marker a tool result's text is, if it is one."""
+    if text.startswith(_STARTS):  # most results are none
+        b.sites.extend(text_sites(line, part, base, text, _call_id(fr), _tool_name(fr)))
+
+
+#: How every text that is a marker starts (a stub or a cut is the whole text).
+_STARTS = ("<persisted-output>", "Output too large (", "Tool output ")
+
+
+def text_sites(
+    line: int, part: int, base: int, text: str, call_id: str | None = None,
+    tool: str | None = None,
+) -> list[SpillSite]:  # fmt: skip
+    """The markers one tool result's text is (the stub, or a cut naming its files), with
+    their places in it: what the pass records and the viewer draws, alike."""
+    if not text.startswith(_STARTS):
+        return []
+    stub = find_stub(text)
+    if stub is not None:
+        return [_stub_site(line, part, base, text, stub, call_id, tool)]
+    cut = find_cut(text)
+    if cut is not None:
+        return _cut_sites(line, part, base, text, cut, call_id, tool)
+    return []
+
+
+def _stub_site(
+    line: int, part: int, base: int, text: str, stub: QwenStub, call_id: str | None,
+    tool: str | None,
+) -> SpillSite:  # fmt: skip
+    name = stub.file
+    head_end = text.find("\n\n")
+    return SpillSite(
+        line=line,
+        offset=base,
+        format=Format.QWEN,
+        form=SpillForm.QWEN_PERSISTED if stub.path is not None else SpillForm.QWEN_NOT_PERSISTED,
+        block=-1,
+        part=part,
+        start=0,
+        end=head_end if head_end >= 0 else len(text),
+        file=name,
+        path=stub.path,
+        safe_name=stub.path is None or (name is not None and is_safe_basename(name)),
+        preview=None if stub.structured else stub.preview,
+        size_kb=stub.kb,
+        digest=stub.digest,
+        cut=(
+            f"the output ({stub.kb:,} KB) past its preview"
+            if stub.note is None
+            else f"the output ({stub.kb:,} KB) past its preview, and no file was written "
+            f"{stub.note}"
+        ),
+        tool_use_id=call_id,
+        tool=tool,
+        text=text[: max(head_end, 0)][:400],
+    )
+
+
+def _cut_sites(
+    line: int, part: int, base: int, text: str, cut: QwenCut, call_id: str | None,
+    tool: str | None,
+) -> list[SpillSite]:  # fmt: skip
+    kept = (
+        f"its first {len(cut.head):,} and last {len(cut.tail):,} characters"
+        if cut.tail is not None
+        else f"its first {len(cut.head):,} characters"
+    )
+    header_end = text.find("\n\n")
+    header_end = header_end if header_end >= 0 else len(text)
+    if cut.old or not cut.paths:
+        return [
+            SpillSite(
+                line=line,
+                offset=base,
+                format=Format.QWEN,
+                form=SpillForm.QWEN_LEGACY_SAVED if cut.old else SpillForm.QWEN_TRUNCATED_UNSAVED,
+                block=-1,
+                part=part,
+                start=0,
+                end=header_end,
+                path=cut.paths[0] if cut.paths else None,
+                file=_name(cut.paths[0]) if cut.paths else None,
+                cut=(
+                    f"all but {kept}; the whole went to a .output file in the project's "
+                    "temp folder, which is not looked in"
+                    if cut.old
+                    else f"all but {kept}"
+                ),
+                tool_use_id=call_id,
+                tool=tool,
+                text=text[:header_end][:400],
+            )
+        ]
+    out = []
+    for path in cut.paths:
+        at = text.find(path, 0, header_end)
+        name = _name(path)
+        out.append(
+            SpillSite(
+                line=line,
+                offset=base + max(at, 0),
+                format=Format.QWEN,
+                form=SpillForm.QWEN_TRUNCATED,
+                block=-1,
+                part=part,
+                start=max(at, 0),
+                end=max(at, 0) + len(path),
+                file=name,
+                path=path,
+                safe_name=name is not None and is_safe_basename(name),
+                # Several files for one text: which part of it each holds is not said.
+                preview=cut.head if len(cut.paths) == 1 else None,
+                tail=cut.tail if len(cut.paths) == 1 else None,
+                cut=kept,
+                tool_use_id=call_id,
+                tool=tool,
+                text=text[:header_end][:400],
+            )
+        )
+    return out
+
+
+def _name(path: str) -> str | None:
+    return basename(path) or None
+
+
+#: How much of a session's start is read for its project root (the first record has it).
+HEAD_BYTES = 256 << 10
+#: The first `cwd` key and its JSON string: every record has it near its start (after
+#: `uuid`, `parentUuid`, `sessionId`, `timestamp`, `type`), so a cut line still shows it.
+_CWD_RE = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\\n]|\\.){0,4096}")')
+
+
+def project_root(path: Path) -> str | None:
+    """The project a session's records say they ran in: the first record's `cwd`."""
+    try:
+        fd = open_readonly(path)
+    except (OSError, TranscriptError):
+        return None
+    try:
+        head = os.pread(fd, HEAD_BYTES, 0)
+        if is_zstd(head):
+            head = read_head(fd, HEAD_BYTES)[0]
+    except (OSError, CompressedError):
+        return None
+    finally:
+        os.close(fd)
+    m = _CWD_RE.search(head)
+    if m is None:
+        return None
+    try:
+        value = json.loads(m[1])
+    except ValueError:
+        return None
+    return value if isinstance(value, str) and value else None
+
+
+def sidecar_dir(path: Path) -> Path:
+    """Where a session's stubs' files are: its project's `tool-results/`
+    (`qwen_markers.tool_results_dir`). A session whose records name no `cwd` gets the
+    folder of an empty project root, which Qwen Code never makes: its files are missing."""
+    return tool_results_dir(path, project_root(path) or "")
+
+
+# -- the fold ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class QwenPass:
+    """The fold of a Qwen Code pass: batches of lines (`map_qwen`), in file order."""
+
+    transcript: Transcript
+    analysis: SessionAnalysis
+    id_keys: IdKeys = field(default_factory=IdKeys.new)
+    model_calls: CallFold = field(default_factory=CallFold)
+
+    def read(
+        self,
+        progress: Callable[[int, int], None] | None,
+        workers: int | None,
+        found: Found | None = None,
+        measure: Measure | None = None,
+        measured: Measured | None = None,
+    ) -> None:
+        """Fold every indexed line of the session, mapped in batches (`batches.mapped`)."""
+        fold_mapped(
+            self.transcript,
+            map_qwen,
+            self.id_keys,
+            self.absorb,
+            self.analysis,
+            progress,
+            workers,
+            found,
+            measure,
+            measured,
+        )
+
+    def absorb(self, b: QwenBatch) -> None:
+        """Fold the next batch."""
+        a = self.analysis
+        a.envelopes += b.envelopes
+        a.type_counts.update(b.types)
+        a.problems.extend(b.problems)
+        a.sites.extend(b.sites)
+        for line, words in b.tags:
+            a.tag(line, words)
+        self.model_calls.absorb(b.calls)
+
+    def finish(self, lines: int) -> SessionAnalysis:
+        """Name the tool-results folder; turn problems into findings; note cuts."""
+        a = self.analysis
+        a.lines = lines
+        a.calls = self.model_calls.calls
+        a.artifact_dir = sidecar_dir(self.transcript.path)
+        a.named = {s.file for s in a.sites if s.file is not None and s.form.stored}
+        a.owns_orphans = False  # the folder is the project's: other sessions' files are there
+        a.findings = problem_findings(a.problems)
+        for site in a.sites:
+            a.findings.extend(site_notes(site))
+        a.findings.sort(key=lambda f: f.line or 0)
+        return a
+
+
+def analyse_qwen(
+    transcript: Transcript,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    workers: int | None = None,
+    found: Found | None = None,
+    measure: Measure | None = None,
+    measured: Measured | None = None,
+) -> SessionAnalysis:
+    """One pass over a Qwen Code session (its stubs' files are checked by the ledger).
+
+    Args: as `core.formats.codex.analyse_codex`'s.
+    """
+    p = QwenPass(transcript, SessionAnalysis(Format.QWEN, transcript, None))
+    total = transcript.line_count
+    p.read(progress, workers, found, measure, measured)
+    analysis = p.finish(total)
+    if progress is not None:
+        progress(total, total)
+    return analysis
