@@ -114,7 +114,7 @@ class AnalysisIndex:
         if self.analysis is not None:
             lines.update(c.line for c in self.analysis.calls.compactions)
         if isinstance(self.analysis, SessionAnalysis):
-            lines.update(self.analysis.tags)
+            lines.update(self.analysis.noted_lines())
             lines.update(self.analysis.replaced)  # drawn as the transcript holds them
         return lines
 

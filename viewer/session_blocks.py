@@ -287,7 +287,7 @@ def _tags(b: RowBuilder) -> None:
     """What the whole file says about this line; a row naming a subagent is a link."""
     analysis = b.ctx.analysis
     if isinstance(analysis, SessionAnalysis):
-        for words in analysis.tags.get(b.line, ()):
+        for words in analysis.notes(b.line):
             if b.line in analysis.links and words.startswith("subagent transcript:"):
                 b.head(Text("  ↳ " + visible(words), style=b.palette.tool_name), "link")
             else:
@@ -986,7 +986,7 @@ def _gemini_history(b: RowBuilder, history: list[Mapping[str, Any]]) -> None:
         end = base
         for _, at, call, text in gemini_results(m):
             end = base + at + len(text) + 1
-            sites = gemini_sites(b.line, base + at, text, call)
+            sites = gemini_sites(b.line, base + at, text, call.get("id"), call.get("name"))
             if sites and (landed is False or any(_site(b, s.key) for s in sites)):
                 _gemini_call_head(b, call, result=True)
                 _gemini_text(b, base + at, text, call)
@@ -1047,7 +1047,7 @@ def _gemini_call_head(b: RowBuilder, call: Mapping[str, Any], *, result: bool) -
 def _gemini_text(b: RowBuilder, base: int, text: str, call: Mapping[str, Any]) -> None:
     """A result the model got, with a marker row where Gemini CLI's marker words stand (the
     pass's own sites: `gemini.text_sites`)."""
-    sites = gemini_sites(b.line, base, text, call)
+    sites = gemini_sites(b.line, base, text, call.get("id"), call.get("name"))
     marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
     _text_around(b, base, text, marks)
 

@@ -27,6 +27,8 @@ import contextlib
 import hashlib
 import json
 import os
+from array import array
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +38,7 @@ import msgspec
 
 from transcript_view.core.calls import GEMINI_TOKENS, Compaction, ModelCalls
 from transcript_view.core.compressed import CompressedError, is_zstd, read_head
-from transcript_view.core.decoding import Measure, Measured, decoded_lines
+from transcript_view.core.decoding import Measure, Measured, as_shape, decoded_lines
 from transcript_view.core.formats.batches import fold_mapped
 from transcript_view.core.formats.claude_code import problem_findings
 from transcript_view.core.formats.detect import Format
@@ -45,7 +47,7 @@ from transcript_view.core.formats.model import SessionAnalysis, SpillForm, Spill
 from transcript_view.core.formats.qwen_markers import find_cut
 from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
-from transcript_view.core.keys import IdKeys
+from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError, open_readonly
 
@@ -64,67 +66,146 @@ _FORMS = {
 }
 
 # -- what a message holds ------------------------------------------------------------------------
+#
+# A message is decoded into these shapes, which declare only what the rules read, each
+# field taking any JSON value (`core.decoding`); a message parsed otherwise (the viewer's,
+# a `$set`'s history) is converted to them (`shape_of`), so the rules are written once.
+
+_Other = list[Any] | str | int | float | bool | None
+
+
+class Response(msgspec.Struct, gc=False):
+    """A `functionResponse`'s `response`: `output` is the text the model was given."""
+
+    output: Any = None
+    error: Any = None
+
+
+class FunctionResponse(msgspec.Struct, gc=False):
+    """A tool's result, as the model got it."""
+
+    id: Any = None
+    name: Any = None
+    response: Response | _Other = None
+
+
+class Part(msgspec.Struct, gc=False):
+    """One part of a message's content or of a call's result."""
+
+    text: Any = None
+    thought: Any = None
+    functionResponse: FunctionResponse | _Other = None
+
+
+_Parts = list[Part | _Other] | dict[str, Any] | str | int | float | bool | None
+
+
+class ToolCall(msgspec.Struct, gc=False):
+    """A call the model made, with its result once it came (`ToolCallRecord`)."""
+
+    id: Any = None
+    name: Any = None
+    args: Any = None
+    result: _Parts = None
+
+
+class Message(msgspec.Struct, gc=False):
+    """A message (`MessageRecord`), as far as the rules read it."""
+
+    id: Any = None
+    type: Any = None
+    content: _Parts = None
+    toolCalls: list[ToolCall | _Other] | dict[str, Any] | str | int | float | bool | None = None
+    tokens: Any = None
+    model: Any = None
+
+
+def shape_of(message: Mapping[str, Any]) -> Message:
+    """A message parsed as a mapping, as the rules read it."""
+    return as_shape(message, Message)
 
 
 def _texts(content: object) -> Iterator[str]:
-    """The texts of a message's `content` (a string, a part, or a list of parts)."""
-    if isinstance(content, str):
+    """The texts of a message's `content` (a string, a part, or a list of parts), not its
+    thoughts."""
+    if type(content) is str:
         yield content
-    elif isinstance(content, Mapping):
-        if isinstance(content.get("text"), str) and content.get("thought") is not True:
-            yield content["text"]
-    elif isinstance(content, list):
+    elif type(content) is list:
         for part in content:
-            yield from _texts(part)
+            if type(part) is Part:
+                if type(part.text) is str and part.thought is not True:
+                    yield part.text
+            elif type(part) is str:
+                yield part
+    elif (
+        type(content) is dict
+        and type(content.get("text")) is str
+        and content.get("thought") is not True
+    ):
+        yield content["text"]
 
 
 def _output(part: object) -> str | None:
     """A result part's text as the model got it: `functionResponse.response.output` (or its
     `error`), or a plain text part."""
-    if not isinstance(part, Mapping):
+    if type(part) is not Part:
         return None
-    fr = part.get("functionResponse")
-    if isinstance(fr, Mapping):
-        response = fr.get("response")
-        if isinstance(response, Mapping):
-            out = response.get("output", response.get("error"))
-            return out if isinstance(out, str) else None
+    fr = part.functionResponse
+    if type(fr) is FunctionResponse:
+        response = fr.response
+        if type(response) is Response:
+            out = response.output if response.output is not None else response.error
+            return out if type(out) is str else None
         return None
-    text = part.get("text")
-    return text if isinstance(text, str) else None
+    return part.text if type(part.text) is str else None
 
 
-def result_texts(message: Mapping[str, Any]) -> Iterator[tuple[int, int, Mapping[str, Any], str]]:
+def results(message: Message) -> Iterator[tuple[int, int, ToolCall, str]]:
     """(call index, base, call, text) of each tool result text in a `gemini` message: `base`
     is where the text starts in the message's seen text (its results' texts joined by one
     LF), what marker offsets count in."""
-    calls = message.get("toolCalls")
-    if not isinstance(calls, list):
+    calls = message.toolCalls
+    if type(calls) is not list:
         return
     base = 0
     for i, call in enumerate(calls):
-        if not isinstance(call, Mapping):
+        if type(call) is not ToolCall:
             continue
-        result = call.get("result")
-        parts = result if isinstance(result, list) else [result]
-        for part in parts:
+        result = call.result
+        for part in result if type(result) is list else (result,):
             text = _output(part)
             if text is not None:
                 yield i, base, call, text
                 base += len(text) + 1
 
 
-def message_chars(message: Mapping[str, Any]) -> int:
+def chars_of(message: Message) -> int:
     """The characters of a message an estimate of the context counts: its texts (not
-    thoughts), its calls' arguments as JSON, their results' texts."""
-    n = sum(len(t) for t in _texts(message.get("content")))
-    calls = message.get("toolCalls")
-    if isinstance(calls, list):
+    thoughts), its calls' arguments as JSON (compact, as `JSON.stringify` writes them),
+    their results' texts."""
+    content = message.content
+    n = len(content) if type(content) is str else sum(len(t) for t in _texts(content))
+    calls = message.toolCalls
+    if type(calls) is list:
         for call in calls:
-            if isinstance(call, Mapping) and call.get("args") is not None:
-                with contextlib.suppress(TypeError, ValueError):
-                    n += len(json.dumps(call["args"], ensure_ascii=False))
-    return n + sum(len(text) for _, _, _, text in result_texts(message))
+            if type(call) is ToolCall and call.args is not None:
+                with contextlib.suppress(TypeError, msgspec.EncodeError):
+                    n += len(msgspec.json.encode(call.args).decode("utf-8", "replace"))
+        n += sum(len(text) for _, _, _, text in results(message))
+    return n
+
+
+def result_texts(message: Mapping[str, Any]) -> Iterator[tuple[int, int, Mapping[str, Any], str]]:
+    """`results` of a message parsed as a mapping, each call as that mapping's."""
+    calls = message.get("toolCalls")
+    for i, base, _, text in results(shape_of(message)):
+        call = calls[i] if type(calls) is list else {}
+        yield i, base, call if isinstance(call, Mapping) else {}, text
+
+
+def message_chars(message: Mapping[str, Any]) -> int:
+    """`chars_of` a message parsed as a mapping."""
+    return chars_of(shape_of(message))
 
 
 #: What a line is to the calls around it (`core.lifetime`'s roles).
@@ -162,7 +243,7 @@ def gemini_prompt(obj: Mapping[str, Any]) -> str | None:
     """The text of a user message (the first is the session's first prompt), cut to 200."""
     if not is_message(obj) or obj.get("type") != "user":
         return None
-    text = "".join(_texts(obj.get("content"))).strip()
+    text = "".join(_texts(shape_of(obj).content)).strip()
     return text[:200] or None
 
 
@@ -174,42 +255,47 @@ def is_message(obj: Mapping[str, Any]) -> bool:
 # -- the map -------------------------------------------------------------------------------------
 
 
-class Line(msgspec.Struct, gc=False):
-    """One session line, as far as the map needs to tell what it is (the rest is read from
-    the line, parsed whole, where it is a message or a patch)."""
+class Line(Message, gc=False):
+    """One session line, as far as the pass reads it: what it is, and a message's fields
+    (`Message`, which the rules read)."""
 
-    id: Any = None
-    type: Any = None
     sessionId: Any = None
+    messages: Any = None
+    """An older record written whole on one line: its history."""
     set_: Any = msgspec.field(default=None, name="$set")
     rewind_to: Any = msgspec.field(default=None, name="$rewindTo")
 
 
 _decode = msgspec.json.Decoder(Line).decode
 
-#: What a line is, for the fold (`GeminiBatch.facts`).
-MESSAGE, SET, REWIND = 1, 2, 3
+#: What a line is, for the fold (`GeminiBatch.events`).
+SET, REWIND = 2, 3
+#: A message's kind in a batch's columns (`GeminiBatch.kinds`): the user's, the model's, the
+#: UI's (never sent).
+USER, MODEL_MESSAGE, UI = 0, 1, 2
+_KIND_CODES = {"user": USER, "gemini": MODEL_MESSAGE}
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """What one message (or a patch's or a rewind's line) says, for the calls and the tags."""
+    """A line that changes the history wholesale: a `$set` of it, or a rewind (rare)."""
 
     line: int
     what: int
-    id: str | None = None
-    """The message's id (a rewind's: the message it rewinds to)."""
-    type: str | None = None
-    chars: int = 0
-    tokens: int = -1
-    model: str | None = None
-    messages: tuple[tuple[str, str, int, int, str | None], ...] = ()
-    """A `$set`'s history: (id, type, chars, tokens, model) of each message."""
+    target: int = 0
+    """A rewind's: the key of the message it rewinds to (0: none)."""
+    messages: tuple[tuple[int, int, int, int, int], ...] = ()
+    """A `$set`'s history: (key, kind, chars, tokens, model index) of each message."""
 
 
 @dataclass(slots=True, eq=False)
 class GeminiBatch:
-    """What the fold needs of lines `first` to `last` (made by `map_gemini`)."""
+    """What the fold needs of lines `first` to `last` (made by `map_gemini`).
+
+    One row of columns per message line (a gemini session has one or more lines per
+    message, and a gigabyte has millions), its id as the pass's key (`core.keys`): the
+    fold keeps numbers, never the lines' strings.
+    """
 
     first: int
     last: int
@@ -218,7 +304,15 @@ class GeminiBatch:
     problems: list[LineProblem] = field(default_factory=list)
     sites: list[tuple[bytes, SpillSite]] = field(default_factory=list)
     """Each marker with its key (the call and the text): the same key is the same marker."""
-    facts: list[Fact] = field(default_factory=list)
+    lines: array[int] = field(default_factory=lambda: array("q"))
+    keys: array[int] = field(default_factory=lambda: array(KEY_CODE))
+    kinds: array[int] = field(default_factory=lambda: array("b"))
+    chars: array[int] = field(default_factory=lambda: array("q"))
+    tokens: array[int] = field(default_factory=lambda: array("q"))
+    models: array[int] = field(default_factory=lambda: array("q"))
+    model_names: list[str] = field(default_factory=list)
+    events: list[tuple[int, Fact]] = field(default_factory=list)
+    """Each `$set` of the history and rewind, after how many of the batch's message rows."""
 
 
 def _kind(obj: Line) -> str:
@@ -233,17 +327,20 @@ def _kind(obj: Line) -> str:
     return "?"
 
 
-def _message_fact(line: int, message: Mapping[str, Any]) -> tuple[str, str, int, int, str | None]:
-    tokens = message.get("tokens")
-    n = tokens.get("input") if isinstance(tokens, Mapping) else None
-    model = message.get("model")
-    return (
-        str(message.get("id")),
-        str(message.get("type")),
-        message_chars(message),
-        n if type(n) is int and n >= 0 else -1,
-        model if isinstance(model, str) and model else None,
-    )
+def _model_index(names: list[str], model: object) -> int:
+    if type(model) is not str or not model:
+        return -1
+    try:
+        return names.index(model)
+    except ValueError:
+        names.append(model)
+        return len(names) - 1
+
+
+def _tokens(tokens: object) -> int:
+    """A message's `tokens.input` (the API's `promptTokenCount`), or -1."""
+    n = tokens.get("input") if type(tokens) is dict else None
+    return n if type(n) is int and n >= 0 else -1
 
 
 def map_gemini(
@@ -252,67 +349,75 @@ def map_gemini(
     """Read lines `first` to `last` of a session into a batch (pure: it reads the lines only)."""
     b = GeminiBatch(first, last)
     kinds: list[str] = []
+    add_line, add_key, add_kind = b.lines.append, b.keys.append, b.kinds.append
+    add_chars, add_tokens, add_model = b.chars.append, b.tokens.append, b.models.append
     chunks = transcript.raw_chunks(first, last)
     lines = decoded_lines(chunks, _decode, Line, b.problems, last_content)
-    for line, _, raw, obj in lines:
+    for line, _, _, obj in lines:
         kind = _kind(obj)
         kinds.append(kind)
-        if kind == "$rewindTo":
+        if kind in GEMINI_TYPES:
+            code = _KIND_CODES.get(kind, UI)
+            add_line(line)
+            add_key(keys(obj.id))
+            add_kind(code)
+            add_chars(chars_of(obj) if code != UI else 0)
+            add_tokens(_tokens(obj.tokens))
+            add_model(_model_index(b.model_names, obj.model))
+            if code == MODEL_MESSAGE:
+                _sites(b, line, obj, 0)
+        elif kind == "$rewindTo":
             target = obj.rewind_to
-            b.facts.append(Fact(line, REWIND, target if type(target) is str else None))
-            continue
-        if kind not in GEMINI_TYPES and kind not in ("$set", "metadata"):
-            continue
-        whole = json.loads(raw)  # a message or a patch: read whole (the result parts)
-        if kind in ("$set", "metadata"):
+            fact = Fact(line, REWIND, keys(target) if type(target) is str else 0)
+            b.events.append((len(b.lines), fact))
+        elif kind in ("$set", "metadata"):
             # A patch's history, or a whole older record written on one line (its messages).
-            patch = whole.get("$set") if kind == "$set" else whole
-            patch = patch if isinstance(patch, Mapping) else None
-            history = patch.get("messages") if isinstance(patch, Mapping) else None
-            if not isinstance(history, list):
+            patch = obj.set_
+            history = patch.get("messages") if type(patch) is dict else obj.messages
+            if type(history) is not list:
                 continue
-            messages = [m for m in history if isinstance(m, Mapping) and is_message(m)]
-            b.facts.append(
-                Fact(line, SET, messages=tuple(_message_fact(line, m) for m in messages))
+            messages = [shape_of(m) for m in history if type(m) is dict and is_message(m)]
+            rows = tuple(
+                (
+                    keys(m.id),
+                    _KIND_CODES.get(m.type, UI),
+                    chars_of(m) if m.type in SENT_TYPES else 0,
+                    _tokens(m.tokens),
+                    _model_index(b.model_names, m.model),
+                )
+                for m in messages
             )
+            b.events.append((len(b.lines), Fact(line, SET, messages=rows)))
             base = 0
             for m in messages:
                 base = _sites(b, line, m, base)
-            continue
-        fact = _message_fact(line, whole)
-        b.facts.append(Fact(line, MESSAGE, fact[0], fact[1], fact[2], fact[3], fact[4]))
-        if kind == "gemini":
-            _sites(b, line, whole, 0)
     b.envelopes = len(kinds)
-    counts: dict[str, int] = {}
-    for k in kinds:
-        counts[k] = counts.get(k, 0) + 1
-    b.types = counts
+    b.types = dict(Counter(kinds))
     return b
 
 
-def _sites(b: GeminiBatch, line: int, message: Mapping[str, Any], base: int) -> int:
+def _sites(b: GeminiBatch, line: int, message: Message, base: int) -> int:
     """The markers in one message's results (`base`: where its seen text starts in the
     line's); returns where the next message's starts."""
     end = base
-    for _, at, call, text in result_texts(message):
+    for _, at, call, text in results(message):
         end = base + at + len(text) + 1
-        for site in text_sites(line, base + at, text, call):
+        for site in text_sites(line, base + at, text, call.id, call.name):
             key = hashlib.blake2b(
-                f"{call.get('id')}\0{text}".encode("utf-8", "surrogatepass"), digest_size=12
+                f"{call.id}\0{text}".encode("utf-8", "surrogatepass"), digest_size=12
             ).digest()
             b.sites.append((key, site))
     return end
 
 
 def text_sites(
-    line: int, base: int, text: str, call: Mapping[str, Any] | None = None
+    line: int, base: int, text: str, call_id: object = None, tool: object = None
 ) -> list[SpillSite]:
     """The marker one tool result's text is (each form is the whole text), with its place:
-    what the pass records and the viewer draws, alike."""
-    call = call or {}
-    call_id = call.get("id") if isinstance(call.get("id"), str) else None
-    tool = call.get("name") if isinstance(call.get("name"), str) else None
+    what the pass records and the viewer draws, alike (`call_id` and `tool` name the call
+    when they are strings)."""
+    call_id = call_id if type(call_id) is str else None
+    tool = tool if type(tool) is str else None
     marker = find_marker(text)
     if marker is not None:
         name = marker.file
@@ -368,14 +473,33 @@ def text_sites(
 
 @dataclass(slots=True)
 class GeminiPass:
-    """The fold of a Gemini CLI pass: batches of lines (`map_gemini`), in file order."""
+    """The fold of a Gemini CLI pass: batches of lines (`map_gemini`), in file order.
+
+    The calls are made as the batches come (`absorb`), from numbers: the characters in
+    force of each message (its latest version), by its key.
+    """
 
     transcript: Transcript
     analysis: SessionAnalysis
     id_keys: IdKeys = field(default_factory=IdKeys.new)
     seen: set[bytes] = field(default_factory=set)
     """The keys of the markers reported so far (a result written again is the same one)."""
-    facts: list[Fact] = field(default_factory=list)
+    calls: ModelCalls = field(default_factory=ModelCalls)
+    in_force: dict[int, int] = field(default_factory=dict)
+    """Each message in the conversation, by key, in the order first written: its row in
+    `versions` (its latest line and characters)."""
+    version_lines: array[int] = field(default_factory=lambda: array("q"))
+    version_chars: array[int] = field(default_factory=lambda: array("q"))
+    total: int = 0
+    """The characters of the messages in force (kept as they change, never summed again)."""
+    call_of: dict[int, int] = field(default_factory=dict)
+    """Each model message's call, by key."""
+    items: int = 0
+    big_line: int = -1
+    big_chars: int = -1
+    earlier: array[int] = field(default_factory=lambda: array("q"))
+    later: array[int] = field(default_factory=lambda: array("q"))
+    """Each message line written again (`earlier`) and the line that replaced it (`later`)."""
 
     def read(
         self,
@@ -392,7 +516,7 @@ class GeminiPass:
         )  # fmt: skip
 
     def absorb(self, b: GeminiBatch) -> None:
-        """Fold the next batch: its markers not reported before, its facts kept for the end."""
+        """Fold the next batch: its markers not reported before, its messages' calls."""
         a = self.analysis
         a.envelopes += b.envelopes
         a.type_counts.update(b.types)
@@ -401,13 +525,99 @@ class GeminiPass:
             if key not in self.seen:
                 self.seen.add(key)
                 a.sites.append(site)
-        self.facts.extend(b.facts)
+        models = [self.calls.model_index(name) for name in b.model_names]
+        events = iter(b.events)
+        event = next(events, None)
+        for row in range(len(b.lines)):
+            while event is not None and event[0] <= row:
+                self._event(event[1], models)
+                event = next(events, None)
+            model = b.models[row]
+            self._message(
+                b.lines[row], b.keys[row], b.kinds[row], b.chars[row], b.tokens[row],
+                models[model] if model >= 0 else -1,
+            )  # fmt: skip
+        while event is not None:
+            self._event(event[1], models)
+            event = next(events, None)
+
+    def _message(self, line: int, key: int, kind: int, chars: int, tokens: int, model: int) -> None:
+        calls = self.calls
+        at = self.in_force.get(key)
+        if at is not None:  # written again: this version replaces the one before
+            self.earlier.append(self.version_lines[at])
+            self.later.append(line)
+        if kind == MODEL_MESSAGE and key not in self.call_of:
+            self.call_of[key] = len(calls.lines)
+            calls.lines.append(line)
+            calls.tokens.append(-1)
+            calls.fields.append(0)
+            calls.windows.append(-1)
+            calls.chars.append(self.total)
+            calls.added.append(self.items)
+            calls.models.append(model)
+            calls.big_lines.append(self.big_line)
+            calls.big_chars.append(self.big_chars)
+            self.items, self.big_line, self.big_chars = 0, -1, -1
+        self._size(key, tokens)
+        if kind == UI:
+            return
+        if at is None:
+            self.items += 1
+            self.in_force[key] = len(self.version_lines)
+            self.version_lines.append(line)
+            self.version_chars.append(chars)
+        else:
+            self.total -= self.version_chars[at]
+            self.version_lines[at], self.version_chars[at] = line, chars
+        self.total += chars
+        if chars > self.big_chars:
+            self.big_line, self.big_chars = line, chars
+
+    def _size(self, key: int, tokens: int) -> None:
+        index = self.call_of.get(key)
+        if index is not None and tokens >= 0 and self.calls.tokens[index] < 0:
+            self.calls.set_figure(index, tokens, GEMINI_TOKENS, -1)
+
+    def _event(self, fact: Fact, models: list[int]) -> None:
+        a = self.analysis
+        if fact.what == REWIND:
+            if fact.target in self.in_force:
+                keys = list(self.in_force)
+                for gone in keys[keys.index(fact.target) :]:
+                    self.total -= self.version_chars[self.in_force.pop(gone)]
+                a.tag(fact.line, "rewind: that message and those after it are gone from the "
+                      "conversation (the model never saw them again)")  # fmt: skip
+            else:
+                self.in_force.clear()
+                self.total = 0
+                a.tag(fact.line, "rewind: to a message not in the file; the conversation "
+                      "starts over")  # fmt: skip
+            return
+        self.in_force.clear()
+        self.total = 0
+        for key, kind, chars, tokens, _ in fact.messages:
+            self._size(key, tokens)
+            if kind == UI:
+                continue
+            self.in_force[key] = len(self.version_lines)
+            self.version_lines.append(fact.line)
+            self.version_chars.append(chars)
+            self.total += chars
+        self.calls.compactions.append(
+            Compaction(fact.line, HISTORY_SET, summary="readable", resets=True)
+        )
+        a.tag(fact.line, f"the history was rewritten here ({len(fact.messages):,} messages: "
+              "older results masked, or the conversation compressed)")  # fmt: skip
 
     def finish(self, lines: int) -> SessionAnalysis:
-        """The calls and tags from the facts; the outputs folder; findings."""
+        """The calls, the versions, the outputs folder; findings."""
         a = self.analysis
         a.lines = lines
-        a.calls = _calls(self.facts, a)
+        a.calls = self.calls
+        a.versions = (self.earlier, self.later)
+        pairs = sorted(zip(self.earlier, self.later, strict=True))
+        a.replaced_by = (array("q", (e for e, _ in pairs)), array("q", (n for _, n in pairs)))
         a.artifact_dir = sidecar_dir(self.transcript.path)
         a.named = {s.file for s in a.sites if s.file is not None and s.form.stored}
         a.findings = problem_findings(a.problems)
@@ -415,75 +625,6 @@ class GeminiPass:
             a.findings.extend(site_notes(site))
         a.findings.sort(key=lambda f: f.line or 0)
         return a
-
-
-def _calls(facts: list[Fact], a: SessionAnalysis) -> ModelCalls:
-    """Each `gemini` message a call (at its first line), sized by the first `tokens.input`
-    any line of it records; the context's characters are the messages in force (the last
-    version of each, since the last `$set` of the history, less what a rewind took)."""
-    calls = ModelCalls()
-    in_force: dict[str, int] = {}  # message id -> its characters, in the order first written
-    versions: dict[str, int] = {}  # message id -> the line of its latest version
-    call_of: dict[str, int] = {}
-    items = 0
-    big_line = big_chars = -1
-    for f in facts:
-        if f.what == REWIND:
-            if f.id in in_force:
-                ids = list(in_force)
-                for gone in ids[ids.index(f.id) :]:
-                    del in_force[gone]
-                a.tag(f.line, f"rewind: the messages from {f.id!s:.40} on are gone from the "
-                      "conversation (the model never saw them again)")  # fmt: skip
-            else:
-                in_force.clear()
-                a.tag(f.line, "rewind: to a message not in the file; the conversation starts over")
-            continue
-        if f.what == SET:
-            in_force = {m[0]: (m[2] if m[1] in SENT_TYPES else 0) for m in f.messages}
-            calls.compactions.append(
-                Compaction(f.line, HISTORY_SET, summary="readable", resets=True)
-            )
-            a.tag(f.line, f"the history was rewritten here ({len(f.messages):,} messages: "
-                  "older results masked, or the conversation compressed)")  # fmt: skip
-            for m in f.messages:
-                _size_call(calls, call_of, m[0], m[3])
-            continue
-        assert f.id is not None
-        chars = f.chars if f.type in SENT_TYPES else 0
-        before = versions.get(f.id)
-        if before is not None:
-            a.tag(f.line, f"the message of line {before:,}, written again with what it "
-                  "gained (results, tokens): this version replaces that one")  # fmt: skip
-            a.tag(before, f"written again on line {f.line:,} (with its results or tokens): "
-                  "that version replaces this one")  # fmt: skip
-        versions[f.id] = f.line
-        if f.type == "gemini" and f.id not in call_of:
-            call_of[f.id] = len(calls.lines)
-            calls.lines.append(f.line)
-            calls.tokens.append(-1)
-            calls.fields.append(0)
-            calls.windows.append(-1)
-            calls.chars.append(sum(in_force.values()))
-            calls.added.append(items)
-            calls.models.append(calls.model_index(f.model) if f.model else -1)
-            calls.big_lines.append(big_line)
-            calls.big_chars.append(big_chars)
-            items, big_line, big_chars = 0, -1, -1
-        _size_call(calls, call_of, f.id, f.tokens)
-        if f.type in SENT_TYPES:
-            if f.id not in in_force:
-                items += 1
-            in_force[f.id] = chars
-            if chars > big_chars:
-                big_line, big_chars = f.line, chars
-    return calls
-
-
-def _size_call(calls: ModelCalls, call_of: dict[str, int], message: str, tokens: int) -> None:
-    index = call_of.get(message)
-    if index is not None and tokens >= 0 and calls.tokens[index] < 0:
-        calls.set_figure(index, tokens, GEMINI_TOKENS, -1)
 
 
 #: How much of a session's start is read for its id (the metadata line is first).

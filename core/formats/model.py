@@ -9,6 +9,8 @@ with the same reading surface the ledger, `--check` and the viewer use —
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -259,10 +261,45 @@ class SessionAnalysis:
     calls: ModelCalls = field(default_factory=ModelCalls)
     """Every model call, with the size of its context where the file records it, and every
     compaction (`core.calls`)."""
+    versions: tuple[array[int], array[int]] = field(
+        default_factory=lambda: (array("q"), array("q"))
+    )
+    """Gemini CLI writes a message again, whole, each time it changes: (the line of each
+    version that was written again, the line of the version after it), in the order of
+    the latter (ascending). Numbers, not `tags`: a session has a line like that for most
+    of its lines (`notes` words them)."""
+    replaced_by: tuple[array[int], array[int]] = field(
+        default_factory=lambda: (array("q"), array("q"))
+    )
+    """`versions` in the order of the former (ascending), for `notes`."""
 
     def tag(self, line: int, words: str) -> None:
         """Add a note about `line` (shown under its heading)."""
         self.tags.setdefault(line, []).append(words)
+
+    def noted_lines(self) -> set[int]:
+        """Every line `notes` says something of."""
+        return set(self.tags).union(self.versions[0], self.versions[1])
+
+    def notes(self, line: int) -> list[str]:
+        """What the whole file says about `line`: its tags, and which line replaced it or
+        which it replaced (`versions`)."""
+        out = list(self.tags.get(line, ()))
+        earlier, later = self.versions
+        if earlier:
+            at = bisect_left(later, line)
+            if at < len(later) and later[at] == line:
+                out.append(
+                    f"the message of line {earlier[at]:,}, written again with what it gained "
+                    "(results, tokens): this version replaces that one"
+                )
+            before, after = self.replaced_by
+            at = bisect_left(before, line)
+            if at < len(before) and before[at] == line:
+                out.append(
+                    f"written again on line {after[at]:,}: that version replaces this one"
+                )
+        return out
 
     @property
     def excerpt_sites(self) -> list[SpillSite]:
