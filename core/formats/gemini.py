@@ -182,16 +182,25 @@ def results(message: Message) -> Iterator[tuple[int, int, ToolCall, str]]:
 def chars_of(message: Message) -> int:
     """The characters of a message an estimate of the context counts: its texts (not
     thoughts), its calls' arguments as JSON (compact, as `JSON.stringify` writes them),
-    their results' texts."""
+    their results' texts (`results`, written out: it runs on every version of every
+    message)."""
     content = message.content
     n = len(content) if type(content) is str else sum(len(t) for t in _texts(content))
     calls = message.toolCalls
-    if type(calls) is list:
-        for call in calls:
-            if type(call) is ToolCall and call.args is not None:
-                with contextlib.suppress(TypeError, msgspec.EncodeError):
-                    n += len(msgspec.json.encode(call.args).decode("utf-8", "replace"))
-        n += sum(len(text) for _, _, _, text in results(message))
+    if type(calls) is not list:
+        return n
+    for call in calls:
+        if type(call) is not ToolCall:
+            continue
+        if call.args is not None:
+            with contextlib.suppress(TypeError, msgspec.EncodeError):
+                encoded = msgspec.json.encode(call.args)
+                n += len(encoded) if encoded.isascii() else len(encoded.decode("utf-8", "replace"))
+        result = call.result
+        for part in result if type(result) is list else (result,):
+            text = _output(part)
+            if text is not None:
+                n += len(text)
     return n
 
 
@@ -402,12 +411,23 @@ def _sites(b: GeminiBatch, line: int, message: Message, base: int) -> int:
     end = base
     for _, at, call, text in results(message):
         end = base + at + len(text) + 1
+        if not text.startswith(_STARTS):
+            continue  # most results
         for site in text_sites(line, base + at, text, call.id, call.name):
             key = hashlib.blake2b(
                 f"{call.id}\0{text}".encode("utf-8", "surrogatepass"), digest_size=12
             ).digest()
             b.sites.append((key, site))
     return end
+
+
+#: How every text that is a marker starts (each form is the whole text).
+_STARTS = (
+    "Output too large. ",
+    "<tool_output_masked>",
+    "[Message Normalized: ",
+    "Tool output was too large",
+)
 
 
 def text_sites(
@@ -526,53 +546,59 @@ class GeminiPass:
                 self.seen.add(key)
                 a.sites.append(site)
         models = [self.calls.model_index(name) for name in b.model_names]
-        events = iter(b.events)
-        event = next(events, None)
-        for row in range(len(b.lines)):
-            while event is not None and event[0] <= row:
-                self._event(event[1], models)
-                event = next(events, None)
-            model = b.models[row]
-            self._message(
-                b.lines[row], b.keys[row], b.kinds[row], b.chars[row], b.tokens[row],
-                models[model] if model >= 0 else -1,
-            )  # fmt: skip
-        while event is not None:
-            self._event(event[1], models)
-            event = next(events, None)
+        start = 0
+        for at, fact in b.events:
+            self._messages(b, start, at, models)
+            self._event(fact, models)
+            start = max(start, at)
+        self._messages(b, start, len(b.lines), models)
 
-    def _message(self, line: int, key: int, kind: int, chars: int, tokens: int, model: int) -> None:
+    def _messages(self, b: GeminiBatch, start: int, stop: int, models: list[int]) -> None:
+        """Fold the batch's message rows `start` to `stop` (the loop of the fold: written
+        with locals, it runs once a message line)."""
         calls = self.calls
-        at = self.in_force.get(key)
-        if at is not None:  # written again: this version replaces the one before
-            self.earlier.append(self.version_lines[at])
-            self.later.append(line)
-        if kind == MODEL_MESSAGE and key not in self.call_of:
-            self.call_of[key] = len(calls.lines)
-            calls.lines.append(line)
-            calls.tokens.append(-1)
-            calls.fields.append(0)
-            calls.windows.append(-1)
-            calls.chars.append(self.total)
-            calls.added.append(self.items)
-            calls.models.append(model)
-            calls.big_lines.append(self.big_line)
-            calls.big_chars.append(self.big_chars)
-            self.items, self.big_line, self.big_chars = 0, -1, -1
-        self._size(key, tokens)
-        if kind == UI:
-            return
-        if at is None:
-            self.items += 1
-            self.in_force[key] = len(self.version_lines)
-            self.version_lines.append(line)
-            self.version_chars.append(chars)
-        else:
-            self.total -= self.version_chars[at]
-            self.version_lines[at], self.version_chars[at] = line, chars
-        self.total += chars
-        if chars > self.big_chars:
-            self.big_line, self.big_chars = line, chars
+        in_force, call_of = self.in_force, self.call_of
+        version_lines, version_chars = self.version_lines, self.version_chars
+        earlier, later = self.earlier.append, self.later.append
+        total, items, big_line, big_chars = self.total, self.items, self.big_line, self.big_chars
+        lines, keys, kinds, all_chars = b.lines, b.keys, b.kinds, b.chars
+        all_tokens, all_models = b.tokens, b.models
+        for row in range(start, stop):
+            line, key, kind, chars = lines[row], keys[row], kinds[row], all_chars[row]
+            at = in_force.get(key)
+            if at is not None:  # written again: this version replaces the one before
+                earlier(version_lines[at])
+                later(line)
+            if kind == MODEL_MESSAGE and key not in call_of:
+                model = all_models[row]
+                call_of[key] = len(calls.lines)
+                calls.lines.append(line)
+                calls.tokens.append(-1)
+                calls.fields.append(0)
+                calls.windows.append(-1)
+                calls.chars.append(total)
+                calls.added.append(items)
+                calls.models.append(models[model] if model >= 0 else -1)
+                calls.big_lines.append(big_line)
+                calls.big_chars.append(big_chars)
+                items, big_line, big_chars = 0, -1, -1
+            tokens = all_tokens[row]
+            if tokens >= 0:
+                self._size(key, tokens)
+            if kind == UI:
+                continue
+            if at is None:
+                items += 1
+                in_force[key] = len(version_lines)
+                version_lines.append(line)
+                version_chars.append(chars)
+            else:
+                total -= version_chars[at]
+                version_lines[at], version_chars[at] = line, chars
+            total += chars
+            if chars > big_chars:
+                big_line, big_chars = line, chars
+        self.total, self.items, self.big_line, self.big_chars = total, items, big_line, big_chars
 
     def _size(self, key: int, tokens: int) -> None:
         index = self.call_of.get(key)
@@ -616,8 +642,10 @@ class GeminiPass:
         a.lines = lines
         a.calls = self.calls
         a.versions = (self.earlier, self.later)
-        pairs = sorted(zip(self.earlier, self.later, strict=True))
-        a.replaced_by = (array("q", (e for e, _ in pairs)), array("q", (n for _, n in pairs)))
+        a.replaced_by = a.versions
+        if self.earlier != array("q", sorted(self.earlier)):  # (in order, but for a rewrite
+            pairs = sorted(zip(self.earlier, self.later, strict=True))  # of an older message)
+            a.replaced_by = (array("q", (e for e, _ in pairs)), array("q", (n for _, n in pairs)))
         a.artifact_dir = sidecar_dir(self.transcript.path)
         a.named = {s.file for s in a.sites if s.file is not None and s.form.stored}
         a.findings = problem_findings(a.problems)
