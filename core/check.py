@@ -196,7 +196,8 @@ def transcripts_in(directory: Path) -> list[Path]:
 
     A compressed `.jsonl.zst` (Codex's, a week idle) counts too, except beside
     its plain `.jsonl`: then the plain file is the transcript, as for Codex
-    itself, and the compressed one is passed over without a word.
+    itself, and the compressed one is passed over without a word. So does an
+    older Gemini CLI chat, `chats/session-*.json`, but beside its `.jsonl`.
     """
     found: list[Path] = []
     for root, dirs, files in os.walk(directory):
@@ -208,11 +209,16 @@ def transcripts_in(directory: Path) -> list[Path]:
             and not os.path.islink(os.path.join(root, d))
         )
         names = set(files)
+        chats = os.path.basename(root) == "chats"
         for name in sorted(files):
             path = Path(root) / name
-            wanted = name.endswith(".jsonl") or (
-                name.endswith(".jsonl.zst") and name[: -len(".zst")] not in names
-            )
+            wanted = (
+                name.endswith(".jsonl")
+                or (name.endswith(".jsonl.zst") and name[: -len(".zst")] not in names)
+                # An older Gemini CLI chat, one JSON document (`core.documents`).
+                or (chats and name.startswith("session-") and name.endswith(".json")
+                    and name + "l" not in names)
+            )  # fmt: skip
             if wanted and not path.is_symlink() and path.is_file():
                 found.append(path)
     return found

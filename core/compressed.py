@@ -332,11 +332,20 @@ class Inflated:
         OSError: the temporary directory or file cannot be made.
     """
 
-    def __init__(self, source: Path, source_fd: int, module: ModuleType | None = None) -> None:
+    def __init__(
+        self,
+        source: Path,
+        source_fd: int,
+        module: ModuleType | None = None,
+        *,
+        stream: Decoder | None = None,
+    ) -> None:
+        """`stream`: what makes the copy's bytes, when not the file's zstd stream (an older
+        Gemini CLI chat's lines: `core.documents`)."""
         self.source = source
         self.source_size = os.fstat(source_fd).st_size
         self.limit = output_limit(self.source_size)
-        self._decoder = decoder(source_fd, module)
+        self._decoder = stream if stream is not None else decoder(source_fd, module)
         sweep()
         self._directory = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")  # mode 0700
         self.path = Path(self._directory) / (plain_path(source).name or "transcript")

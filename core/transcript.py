@@ -36,6 +36,7 @@ import msgspec
 from transcript_view.core import native, parallel
 from transcript_view.core.artifacts import artifact_dir_for
 from transcript_view.core.compressed import Inflated, is_zstd, plain_path, unreadable
+from transcript_view.core.documents import KEY_BYTES, DocumentDecoder, is_chat_document
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
 from transcript_view.core.findings import Finding
 from transcript_view.core.text import human_size, plural
@@ -410,15 +411,22 @@ class Transcript:
         part arrives, so its completion adds no line, yet it must be parsed again."""
 
     def _inflate_if_compressed(self) -> None:
-        """Read a zstd-compressed file through a private decompressed copy (`core.compressed`).
+        """Read a zstd-compressed file through a private decompressed copy (`core.compressed`),
+        and an older Gemini CLI chat (one JSON document) through a copy of its JSON lines
+        (`core.documents`).
 
         The file's own descriptor is kept (the copy is made from it as the
         index asks); `_fd` becomes the copy's, read-only.
         """
         try:
-            compressed = is_zstd(os.pread(self._fd, 4, 0))
-            if compressed:
+            head = os.pread(self._fd, 4, 0)
+            if is_zstd(head):
                 self._inflated = Inflated(self.path, self._fd)
+            elif head[:1] == b"{" and head[1:2] in (b"\n", b"\r"):
+                start = os.pread(self._fd, KEY_BYTES, 0)
+                if is_chat_document(start):
+                    stream = DocumentDecoder(self._fd)
+                    self._inflated = Inflated(self.path, self._fd, stream=stream)
         except OSError as exc:
             os.close(self._fd)
             raise TranscriptError(

@@ -273,9 +273,21 @@ CASES: list[Case] = [
     ),
     Case(
         "json-document",
-        "one JSON document over many lines (an older Gemini CLI chat): not JSON lines, "
-        "in one line naming its agent",
+        "one JSON document over many lines (not an older Gemini CLI chat): not JSON lines, "
+        "in one line",
+        lambda d: _write(d, b'{\n  "name": "x",\n  "items": [1, 2]\n}\n', "config.json"),
+        2,
+    ),
+    Case(
+        "gemini-json-chat",
+        "an older Gemini CLI chat, one JSON document (`session-*.json`): read as its messages",
         lambda d: _write(d, _GEMINI_CHAT, "session-2025-11-02T10-00-8d1f6c2a.json"),
+        0,
+    ),
+    Case(
+        "gemini-json-chat-cut",
+        "an older Gemini CLI chat cut short: one line saying it does not parse",
+        lambda d: _write(d, _GEMINI_CHAT[:-30], "session-2025-11-02T10-00-8d1f6c2a.json"),
         2,
     ),
     Case(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from transcript_view.core.compressed import CompressedError, is_zstd, read_head, unreadable
+from transcript_view.core.documents import is_chat_document, read_lines
 from transcript_view.core.envelopes import ENVELOPE_VERSION, KNOWN_TYPES
 from transcript_view.core.transcript import TranscriptError, open_readonly
 
@@ -339,6 +340,11 @@ def detect(path: str | os.PathLike[str]) -> Detection:
         if is_zstd(head):
             head, complete = read_head(fd, SNIFF_BYTES)
             return sniff(head, complete=complete)
+        if is_chat_document(head):  # an older Gemini CLI chat, read as its lines
+            read_lines(fd)  # (one that does not parse is refused now, in one line)
+            return Detection(
+                Format.GEMINI, "it is an older Gemini CLI chat (session-*.json), one JSON document"
+            )
     except CompressedError as exc:
         raise TranscriptError(unreadable(p, str(exc))) from None
     except OSError as exc:

@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -673,14 +674,19 @@ def _session_id(path: Path) -> str | None:
         return None
     finally:
         os.close(fd)
-    for raw in head.split(b"\n")[:8]:
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(obj, Mapping) and isinstance(obj.get("sessionId"), str):
-            return str(obj["sessionId"])
-    return None
+    m = _SESSION_ID_RE.search(head)
+    if m is None:
+        return None
+    try:
+        value = json.loads(m[1])
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+#: The first `sessionId` and its JSON string: the metadata line's (an older chat, one JSON
+#: document, has it near its top as well).
+_SESSION_ID_RE = re.compile(rb'"sessionId"\s*:\s*("(?:[^"\\\n]|\\.){0,512}")')
 
 
 def sidecar_dir(path: Path) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from transcript_view.core.compressed import SUFFIX, CompressedError, is_zstd, read_head
+from transcript_view.core.documents import is_chat_document, read_lines
 from transcript_view.core.formats.claude_code import claude_prompt
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.gemini import gemini_prompt
@@ -187,10 +188,33 @@ def _chat_files(root: Path, fmt: Format) -> Iterator[tuple[Path, str]]:
         if fmt is Format.QWEN:
             folders.append((project / "chats" / "archive", f"{project.name} (archived)"))
         for folder, label in folders:
-            for e in _jsonl(folder):
+            entries = list(_jsonl(folder))
+            for e in entries:
                 if fmt is Format.GEMINI and not e.name.startswith("session-"):
                     continue
                 yield Path(e.path), label
+            if fmt is Format.GEMINI:  # older chats, one JSON document (`core.documents`)
+                for path in older_chats(folder, {e.name for e in entries}):
+                    yield path, label
+
+
+def older_chats(folder: Path, jsonl_names: set[str]) -> Iterator[Path]:
+    """Gemini CLI's older chats in a `chats/` folder, `session-*.json` (one JSON document
+    each), but for one a `.jsonl` of the same name stands for (Gemini CLI converts a chat
+    when it is resumed: the lines are the session then)."""
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for e in entries:
+        if (
+            e.name.startswith("session-")
+            and e.name.endswith(".json")
+            and e.name + "l" not in jsonl_names
+            and e.is_file(follow_symlinks=False)
+        ):
+            yield Path(e.path)
 
 
 def _claude_folder(directory: Path) -> bool:
@@ -277,6 +301,8 @@ def _head_facts(path: Path, fmt: Format) -> tuple[str | None, str | None]:
         head = os.pread(fd, HEAD_BYTES, 0)
         if is_zstd(head):  # a compressed rollout: its first bytes decompressed
             head = read_head(fd, HEAD_BYTES)[0]
+        elif is_chat_document(head):  # an older Gemini CLI chat: the lines it reads as
+            head = read_lines(fd)[0][:HEAD_BYTES]
     except (OSError, CompressedError):
         return None, None
     finally:

@@ -120,21 +120,19 @@ def _refusals(path: Path) -> tuple[str, str]:
 @pytest.mark.parametrize(
     ("document", "says"),
     [
-        (_gemini_chat(3), "it is one JSON document, not JSON lines: an older Gemini CLI chat"),
         ({"name": "x", "items": [1, 2]}, "it is one JSON document, not JSON lines;"),
         ([{"a": 1}, {"b": 2}], "it is one JSON document, not JSON lines;"),
         (
-            _gemini_chat(6000),  # past the sniff budget: known by how it starts
-            "it starts like one JSON document written over many lines, not JSON lines: "
-            "an older Gemini CLI chat",
+            {"sessionId": "s", "notes": ["x" * 80] * 20_000},  # past the sniff budget
+            "it starts like one JSON document written over many lines, not JSON lines",
         ),
     ],
 )
 def test_a_json_document_is_refused_as_one_not_as_bad_json_lines(
     tmp_path: Path, document: object, says: str
 ) -> None:
-    """Issue 26, item 11: a pretty-printed JSON document is JSON, not JSON lines; say so,
-    and name the agent that writes it where its keys tell."""
+    """Issue 26, item 11: a pretty-printed JSON document is JSON, not JSON lines; say so
+    (an older Gemini CLI chat is the one document read: below)."""
     path = tmp_path / "session-2025-11-02T10-00-8d1f6c2a.json"
     path.write_text(json.dumps(document, indent=2))
     assert (path.stat().st_size > SNIFF_BYTES) == ("starts like" in says)
@@ -158,3 +156,27 @@ def test_a_line_whose_type_is_no_string_is_no_crash(tmp_path: Path, kind: str) -
     first = f'{{"payload": {{"type": ["y"]}}, "type": {kind}, "uuid": "u", "v": 1, "timestamp": 1}}'
     path.write_text(first + "\n" + json.dumps({"type": "user", "uuid": "u1", "message": {}}) + "\n")
     assert detect(path).format is Format.CLAUDE_CODE
+
+
+@pytest.mark.parametrize("messages", [3, 6000], ids=["small", "past-the-sniff-budget"])
+def test_an_older_gemini_chat_opens_as_its_messages(tmp_path: Path, messages: int) -> None:
+    """Issue 28: the older `session-*.json` chats open, read through a private copy of the
+    JSON lines Gemini CLI converts them to (the metadata, then a message a line)."""
+    path = tmp_path / "session-2025-11-02T10-00-8d1f6c2a.json"
+    path.write_text(json.dumps(_gemini_chat(messages), indent=2))
+    assert (path.stat().st_size > SNIFF_BYTES) == (messages > 3)
+    detection = detect(path)
+    assert detection.format is Format.GEMINI and "older Gemini CLI chat" in detection.reason
+    before = sorted(p.name for p in tmp_path.iterdir())
+    report = verify(path)
+    assert (report.format, report.lines, report.envelopes, report.errors) == (
+        Format.GEMINI, messages + 1, messages + 1, 0
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written beside it
+
+
+def test_an_older_gemini_chat_that_is_cut_short_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "session-2025-11-02T10-00-8d1f6c2a.json"
+    path.write_text(json.dumps(_gemini_chat(3), indent=2)[:-40])
+    check, viewer = _refusals(path)
+    assert check == viewer and "does not parse as JSON" in check

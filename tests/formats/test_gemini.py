@@ -201,3 +201,32 @@ def test_the_bundled_example_shows_every_check() -> None:
     report = verify(GEMINI_EXAMPLE)
     assert _states(report) == ["excerpt matches", "missing", "size mismatch", "excerpt matches"]
     assert report.format is Format.GEMINI
+
+
+def test_older_chats_are_listed_and_checked_but_beside_their_lines(tmp_path: Path) -> None:
+    from transcript_view.core.check import transcripts_in
+    from transcript_view.core.formats.sessions import list_sessions
+
+    s, _ = _session(tmp_path)
+    s.write()
+    chats = s.path.parent
+    older = {
+        "sessionId": "8d1f6c2a-0000-4000-8000-000000000001",
+        "projectHash": "3f" * 32,
+        "startTime": "2025-11-02T10:00:00.000Z",
+        "lastUpdated": "2025-11-02T10:05:00.000Z",
+        "messages": [{"id": "m1", "timestamp": "2025-11-02T10:00:01.000Z", "type": "user",
+                      "content": [{"text": "an older question"}]}],
+    }  # fmt: skip
+    (chats / "session-2025-11-02T10-00-8d1f6c2a.json").write_text(json.dumps(older, indent=2))
+    # Converted on resume: the lines are the session, the document is passed over.
+    (chats / s.path.name.replace(".jsonl", ".json")).write_text(json.dumps(older, indent=2))
+    listed = list_sessions(tmp_path / ".gemini" / "tmp", Format.GEMINI)
+    assert sorted(x.path.name for x in listed) == sorted(
+        [s.path.name, "session-2025-11-02T10-00-8d1f6c2a.json"]
+    )
+    prompts = {x.path.suffix: x.first_prompt for x in listed}
+    assert prompts == {".jsonl": "run the tests", ".json": "an older question"}
+    assert [p.name for p in transcripts_in(chats)] == sorted(
+        [s.path.name, "session-2025-11-02T10-00-8d1f6c2a.json"]
+    )
