@@ -762,15 +762,25 @@ def _qwen(
     t: Transcript, analysis: SessionAnalysis, stop: int
 ) -> tuple[tuple[ContextEntry, ...], Compaction | None, list[str]]:
     """The records sent before line `stop`: since the last compression (whose compressed
-    history the model continued from), in file order. A rewind's dead branch is still
-    counted: the file says which records it left, but not in a form read here yet."""
+    history the model continued from), on the chain of `parentUuid`s that leads to the last
+    record before `stop` (what Qwen Code sends, and resumes: a rewind leaves the records
+    after the turn it went back to on a dead branch), in file order. The records of one
+    turn share its `uuid` and are all on the chain."""
     compaction = _last_reset(analysis.calls.compactions, stop)
     start = compaction.line if compaction is not None else 1
     last = min(stop - 1, t.line_count)
-    out: list[ContextEntry] = []
+    records: dict[int, Mapping[str, Any]] = {}
+    lines_of: dict[str, list[int]] = {}
     for line in range(start, last + 1):
         obj = _qwen_record(t, line)
-        if obj is None:
+        if obj is not None:
+            records[line] = obj
+            if isinstance(obj.get("uuid"), str):
+                lines_of.setdefault(obj["uuid"], []).append(line)
+    chain = _qwen_chain(records, lines_of)
+    out: list[ContextEntry] = []
+    for line, obj in records.items():
+        if chain is not None and line not in chain:
             continue
         role = qw.record_role(obj)
         if role is None:
@@ -783,6 +793,24 @@ def _qwen(
         what = "tool result" if kind == "tool_result" else "message"
         out.append(ContextEntry(line, _QWEN_ROLES.get(kind, "other"), chars, what))
     return tuple(out), compaction, []
+
+
+def _qwen_chain(
+    records: dict[int, Mapping[str, Any]], lines_of: dict[str, list[int]]
+) -> set[int] | None:
+    """The lines on the `parentUuid` chain of the last record (None: it names no uuid, and
+    every record counts)."""
+    tip = next((obj for obj in reversed(records.values()) if isinstance(obj.get("uuid"), str)),
+               None)  # fmt: skip
+    if tip is None:
+        return None
+    chain: set[int] = set()
+    uuid: object = tip["uuid"]
+    while isinstance(uuid, str) and uuid in lines_of:
+        lines = lines_of.pop(uuid)  # (popped: a cycle in the file ends the walk)
+        chain.update(lines)
+        uuid = records[lines[0]].get("parentUuid")
+    return chain
 
 
 # -- Gemini CLI ----------------------------------------------------------------------------------

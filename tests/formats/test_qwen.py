@@ -244,3 +244,23 @@ def test_the_bundled_example_shows_every_form(tmp_path: Path) -> None:
     assert (report.errors, report.warnings) == (1, 0)
     rows = [json.loads(x) for x in QWEN_EXAMPLE.read_text().splitlines()]
     assert {r["type"] for r in rows} == {"user", "assistant", "tool_result", "system"}
+
+
+def test_the_context_of_a_call_after_a_rewind_leaves_out_the_dead_branch(tmp_path: Path) -> None:
+    from transcript_view.core.call_context import context_of_call
+    from transcript_view.core.transcript import Transcript
+
+    s = QwenSession(tmp_path / ".qwen")
+    s.user("first question")
+    s.assistant("first answer", tokens=1_000)
+    turn = s.user("a question taken back")  # line 3
+    s.assistant("an answer taken back", tokens=1_100)  # line 4: the dead branch
+    s.rewind(str(turn["parentUuid"]))  # back to before line 3
+    s.user("the question asked instead")
+    s.assistant("the answer", tokens=1_050)
+    path = s.write()
+    report = verify(path)
+    with Transcript(path) as t:
+        t.build_index()
+        context = context_of_call(t, report.analysis, 2)  # type: ignore[arg-type]
+    assert [e.line for e in context.entries] == [1, 2, 6]  # not 3 and 4; the rewind: no role
