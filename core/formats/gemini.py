@@ -42,8 +42,15 @@ from transcript_view.core.compressed import CompressedError, is_zstd, read_head
 from transcript_view.core.decoding import Measure, Measured, as_shape, decoded_lines
 from transcript_view.core.formats.batches import fold_mapped
 from transcript_view.core.formats.claude_code import problem_findings
-from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.detect import GEMINI_TYPES, Format
 from transcript_view.core.formats.gemini_markers import GeminiForm, find_marker, outputs_dir
+from transcript_view.core.formats.genai_parts import (
+    FunctionResponse,
+    Other,
+    Part,
+    Parts,
+    response_output,
+)
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.qwen_markers import find_cut
 from transcript_view.core.formats.rules import site_notes
@@ -52,8 +59,6 @@ from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError, open_readonly
 
-#: Message types (`ConversationRecordExtra`); `gemini` is the model's.
-GEMINI_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 #: The types the model is sent: the others are the UI's (info, error, warning).
 SENT_TYPES = frozenset({"user", "gemini"})
 #: A `$set` that replaced the history (masking, compression), as a compaction's kind.
@@ -72,33 +77,8 @@ _FORMS = {
 # field taking any JSON value (`core.decoding`); a message parsed otherwise (the viewer's,
 # a `$set`'s history) is converted to them (`shape_of`), so the rules are written once.
 
-_Other = list[Any] | str | int | float | bool | None
-
-
-class Response(msgspec.Struct, gc=False):
-    """A `functionResponse`'s `response`: `output` is the text the model was given."""
-
-    output: Any = None
-    error: Any = None
-
-
-class FunctionResponse(msgspec.Struct, gc=False):
-    """A tool's result, as the model got it."""
-
-    id: Any = None
-    name: Any = None
-    response: Response | _Other = None
-
-
-class Part(msgspec.Struct, gc=False):
-    """One part of a message's content or of a call's result."""
-
-    text: Any = None
-    thought: Any = None
-    functionResponse: FunctionResponse | _Other = None
-
-
-_Parts = list[Part | _Other] | dict[str, Any] | str | int | float | bool | None
+_Other = Other
+_Parts = Parts
 
 
 class ToolCall(msgspec.Struct, gc=False):
@@ -153,11 +133,7 @@ def _output(part: object) -> str | None:
         return None
     fr = part.functionResponse
     if type(fr) is FunctionResponse:
-        response = fr.response
-        if type(response) is Response:
-            out = response.output if response.output is not None else response.error
-            return out if type(out) is str else None
-        return None
+        return response_output(fr.response)
     return part.text if type(part.text) is str else None
 
 

@@ -52,6 +52,14 @@ from transcript_view.core.formats.batches import fold_mapped
 from transcript_view.core.formats.claude_code import problem_findings
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.genai_parts import (
+    FunctionCall,
+    FunctionResponse,
+    Other,
+    Part,
+    Parts,
+    response_output,
+)
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.qwen_markers import (
     QwenCut,
@@ -66,8 +74,6 @@ from transcript_view.core.keys import IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError, open_readonly
 
-#: The record types Qwen Code writes (`createBaseRecord`).
-QWEN_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 #: A `system` record's subtype that replaced the history the model was sent.
 COMPRESSION = "chat_compression"
 #: A `system` record's subtype that rewound the conversation: the records after the turn it
@@ -77,42 +83,8 @@ REWIND_WORDS = "rewind: the records after the turn it rewinds to were never sent
 
 # -- the shapes a line is decoded into -----------------------------------------------------------
 
-_Other = list[Any] | str | int | float | bool | None
-
-
-class Response(msgspec.Struct, gc=False):
-    """A `functionResponse`'s `response`: `output` is the text the model was given."""
-
-    output: Any = None
-    error: Any = None
-
-
-class FunctionResponse(msgspec.Struct, gc=False):
-    """A tool's result, as the model got it."""
-
-    id: Any = None
-    name: Any = None
-    response: Response | _Other = None
-
-
-class FunctionCall(msgspec.Struct, gc=False):
-    """A tool call the model made."""
-
-    id: Any = None
-    name: Any = None
-    args: Any = None
-
-
-class Part(msgspec.Struct, gc=False):
-    """One part of a message (Gemini's `Part`): text, a thought, a call or a result."""
-
-    text: Any = None
-    thought: Any = None
-    functionCall: FunctionCall | _Other = None
-    functionResponse: FunctionResponse | _Other = None
-
-
-_Parts = list[Part | _Other] | dict[str, Any] | str | int | float | bool | None
+_Other = Other
+_Parts = Parts
 
 
 class Message(msgspec.Struct, gc=False):
@@ -154,15 +126,8 @@ def _get(part: Mapping[str, Any] | Part, name: str) -> object:
     return part.get(name) if isinstance(part, Mapping) else getattr(part, name)
 
 
-def output_of(response: object) -> str | None:
-    """A `functionResponse`'s text as the model got it: `response.output` (or its `error`)."""
-    if type(response) is Response:
-        out = response.output if response.output is not None else response.error
-    elif isinstance(response, Mapping):
-        out = response.get("output", response.get("error"))
-    else:
-        return None
-    return out if type(out) is str else None
+#: A `functionResponse`'s text as the model got it (`genai_parts.response_output`).
+output_of = response_output
 
 
 def result_texts(parts: object) -> Iterator[tuple[int, int, object, str]]:
