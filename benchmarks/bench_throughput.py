@@ -14,10 +14,12 @@ run, and prints it. Medians of 3, warm page cache.
 * **large artifacts** — the check benchmark's transcript (100 artifacts, 1,000
   MiB) against the floor of its transcript plus `sha256sum` of its artifacts.
   Target <= 1.25x.
-* **Claude Code, Codex, 64 MiB / 256 MiB; Qwen Code, Gemini CLI, 256 MiB** —
+* **Claude Code, Codex, 64 MiB / 256 MiB; Qwen Code, Gemini CLI, OpenCode, 256 MiB** —
   `gen.claude_session` / `gen.codex_rollout` / `gen.qwen_session` (8 stubs verified by
   sha256) / `gen.gemini_session` (each message written again as it changes, 8 cuts
-  matched by head and tail); target <= 2x the floor.
+  matched by head and tail) / `gen.opencode_session` (a SQLite database; its floor reads
+  every row as the export does and parses its data; 8 cuts matched by lines and count);
+  target <= 2x the floor.
 * **thousands of files** — a 1 GiB transcript with 5,000 artifacts of 64 KiB,
   and a Claude Code session with 2,000 sidecars of 200 KB
   (`gen.claude_sidecars`): their time against the floor plus `sha256sum` of the
@@ -58,6 +60,7 @@ from gen import (  # noqa: E402
     codex_rollout,
     gemini_session,
     line_sizes,
+    opencode_session,
     parse_size,
     qwen_session,
     small_claude_session,
@@ -135,8 +138,35 @@ def timed_with_before(
     return medians[0], (medians[1] if tree is not None else None), note
 
 
+#: An OpenCode session's floor: its rows read as OpenCode's export reads them (each
+#: message, then its parts by the `(message_id, id)` index) and each `data` parsed.
+_FLOOR_DB = """
+import sqlite3, sys
+try:
+    from orjson import loads
+except ImportError:
+    import msgspec
+    loads = msgspec.json.Decoder().decode
+db, sid = sys.argv[1].rsplit("/", 1)
+conn = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+conn.text_factory = bytes
+parts = conn.cursor()
+for mid, data in conn.execute(
+    "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (sid,)
+):
+    loads(data)
+    for (p,) in parts.execute(
+        "SELECT data FROM part WHERE message_id = ? ORDER BY id", (mid.decode(),)
+    ):
+        loads(p)
+"""
+
+
 def floor_command(path: Path) -> list[str]:
-    """The parse floor's command: every line of `path` parsed, nothing else."""
+    """The parse floor's command: every line of `path` parsed, nothing else (an OpenCode
+    session, `<database>/<id>`: every row's data read from the database and parsed)."""
+    if not path.exists() and path.parent.is_file():
+        return [sys.executable, "-c", _FLOOR_DB, str(path)]
     return [sys.executable, "-c", _FLOOR, str(path)]
 
 
@@ -188,6 +218,9 @@ def inputs(keys: Collection[str] | None = None) -> dict[str, Path]:
         "qwen-256m": lambda: qwen_session(data / "throughput-qwen-256m", size(256 * MiB)),
         "gemini-256m": lambda: gemini_session(
             data / "throughput-gemini-256m" / "tmp" / "proj", size(256 * MiB)
+        ),
+        "opencode-256m": lambda: opencode_session(
+            data / "throughput-opencode-256m", size(256 * MiB)
         ),
         "artifacts": lambda: transcript(
             data / "check-1g.jsonl",
@@ -300,6 +333,7 @@ def run(runs: int = RUNS) -> list[Row]:
         ("codex-256m", "Codex rollout", "target <= 2"),
         ("qwen-256m", "Qwen Code session", "target <= 2"),
         ("gemini-256m", "Gemini CLI session", "target <= 2"),
+        ("opencode-256m", "OpenCode session (SQLite)", "target <= 2"),
     ]
     for name in SMALL_LINES:
         for tag in ("256m", "1g"):
@@ -309,7 +343,8 @@ def run(runs: int = RUNS) -> list[Row]:
             checks.append((f"small-{name}-{tag}", label, "target <= 1.25"))
     for key, label, target in checks:
         path = paths[key]
-        size = path.stat().st_size / MiB
+        # An OpenCode session's size is its database's (`<database>/<id>`).
+        size = (path if path.exists() else path.parent).stat().st_size / MiB
         timed(floor_command(path), 1)  # warm the page cache
         base = floor(path, runs)
         ours, was, note = timed_with_before(path, runs, tree)

@@ -534,6 +534,82 @@ def gemini_session(home: Path, size: int, spills: int = 8) -> Path:
     return _jsonl(path, size, rounds, compact=True)
 
 
+def opencode_session(data: Path, size: int, spills: int = 8) -> Path:
+    """An OpenCode session of about `size` bytes of rows in a real SQLite database at
+    `data/opencode.db` (OpenCode's schema, `tests/_opencode.py`): rounds of a user message
+    and an assistant step (its text, a tool part, its `step-finish` tokens), and `spills`
+    tool outputs cut as `Truncate.output` cuts them, each file in `data/tool-output/`.
+    Returns the session's path (`<database>/<id>`)."""
+    import json
+    import sqlite3
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from _opencode import SCHEMA, truncate
+
+    data.mkdir(parents=True, exist_ok=True)
+    db = data / "opencode.db"
+    if db.exists():
+        db.unlink()
+    sid = "ses_5b1d3c7e9ffeBench0000000001"
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 8
+    body = "\n".join(f"line {i:05d}: {filler[:100]}" for i in range(2600))  # > 2,000 lines
+    rounds_total = max(size // 2600, 1)  # a round is about 2.6 KB of rows
+    every = max(rounds_total // max(spills, 1), 1)
+    (data / "tool-output").mkdir(exist_ok=True)
+    messages: list[tuple[object, ...]] = []
+    parts: list[tuple[object, ...]] = []
+    start = 1_795_000_000_000
+    for i in range(rounds_total):
+        t = start + i * 1000
+        user, model = f"msg_{2 * i:012x}u", f"msg_{2 * i + 1:012x}a"
+        messages.append((user, sid, t, t, json.dumps(
+            {"role": "user", "time": {"created": t}, "agent": "build",
+             "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}})))
+        messages.append((model, sid, t + 1, t + 1, json.dumps(
+            {"role": "assistant", "time": {"created": t + 1}, "modelID": "claude-sonnet-4-5",
+             "providerID": "anthropic", "mode": "build", "agent": "build", "cost": 0,
+             "path": {"cwd": "/home/someone/proj", "root": "/home/someone/proj"},
+             "tokens": {"input": 1200 + i, "output": 40, "reasoning": 0,
+                        "cache": {"read": 0, "write": 0}}})))  # fmt: skip
+        output = f"result {i}: {filler}"
+        if i % every == 0 and i // every < spills:
+            name = f"tool_{t:012x}Bench{i:09d}"
+            (data / "tool-output" / name).write_text(body)
+            cut = truncate(body, f"/home/someone/.local/share/opencode/tool-output/{name}")
+            assert cut is not None
+            output = cut
+        def part(k: str, obj: object, i: int = i, user: str = user, model: str = model,
+                 t: int = t) -> tuple[object, ...]:  # fmt: skip
+            owner = user if k == "a" else model
+            return (f"prt_{2 * i:012x}{k}", owner, sid, t, t, json.dumps(obj))
+
+        parts.append(part("a", {"type": "text", "text": f"step {i}: {filler[:160]}"}))
+        parts.append(part("b", {"type": "step-start"}))
+        parts.append(part("c", {"type": "text", "text": "running it"}))
+        parts.append(part("d", {"type": "tool", "callID": f"toolu_{i:012d}", "tool": "bash",
+                                "state": {"status": "completed",
+                                          "input": {"command": "ls -la"}, "output": output,
+                                          "title": "ls", "metadata": {"truncated": False},
+                                          "time": {"start": t, "end": t + 40}}}))  # fmt: skip
+        parts.append(part("e", {"type": "step-finish", "reason": "tool-calls", "cost": 0,
+                                "tokens": {"input": 1200 + i, "output": 40, "reasoning": 0,
+                                           "cache": {"read": 0, "write": 0}}}))  # fmt: skip
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.executescript(SCHEMA)
+    conn.execute("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) "
+                 "VALUES ('proj', '/home/someone/proj', 0, 0, '[]')")  # fmt: skip
+    conn.execute("INSERT INTO session (id, project_id, slug, directory, title, version, "
+                 "time_created, time_updated) VALUES (?, 'proj', 'bench', "
+                 "'/home/someone/proj', 'bench', '1.18.33', ?, ?)",
+                 (sid, start, start))  # fmt: skip
+    conn.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)", messages)
+    conn.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", parts)
+    conn.commit()
+    conn.close()
+    return db / sid
+
+
 # -- many small lines ----------------------------------------------------------------------
 #
 # The generators above write ~400-1,000-byte lines. A real agent session is mostly

@@ -51,6 +51,7 @@ from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats import claude_lines as cl
 from transcript_view.core.formats import codex as cx
 from transcript_view.core.formats import gemini as gm
+from transcript_view.core.formats import opencode as oc
 from transcript_view.core.formats import qwen as qw
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SessionAnalysis
@@ -242,6 +243,9 @@ def context_of_call(
         chars, replay = sum(e.chars for e in made), None
     elif analysis.format is Format.GEMINI:
         made, compaction, problems = _gemini(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in made), None
+    elif analysis.format is Format.OPENCODE:
+        made, compaction, problems = _opencode(transcript, analysis, stop)
         chars, replay = sum(e.chars for e in made), None
     else:
         made, compaction, problems = _claude(transcript, analysis, stop)
@@ -811,6 +815,42 @@ def _qwen_chain(
         chain.update(lines)
         uuid = records[lines[0]].get("parentUuid")
     return chain
+
+
+# -- OpenCode ------------------------------------------------------------------------------------
+
+
+def _opencode(
+    t: Transcript, analysis: SessionAnalysis, stop: int
+) -> tuple[tuple[ContextEntry, ...], Compaction | None, list[str]]:
+    """The parts sent before line `stop`: since the last compaction (OpenCode's
+    `filterCompacted` sends the compaction's request, its summary and what came after), each
+    part the model is sent, with the role of the message it is a part of."""
+    compaction = _last_reset(analysis.calls.compactions, stop)
+    start = compaction.line if compaction is not None else 1
+    role = "user"
+    out: list[ContextEntry] = []
+    for line in range(start, min(stop - 1, t.line_count) + 1):
+        obj = _qwen_record(t, line)
+        if obj is None:
+            continue
+        data = obj.get("data")
+        if obj.get("opencode") == "message" and isinstance(data, Mapping):
+            role = "assistant" if data.get("role") == "assistant" else "user"
+            continue
+        kind_of = oc.record_role(obj)
+        if kind_of is None or kind_of == oc.MODEL:
+            continue
+        chars = oc.record_chars(obj)
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        if kind_of == oc.RESET:
+            out.append(ContextEntry(line, "user", chars, "compaction request", summary=True))
+        elif kind == "tool":
+            out.append(ContextEntry(line, "tool", chars, "tool call and result"))
+        else:
+            what = "reasoning" if kind == "reasoning" else "message"
+            out.append(ContextEntry(line, role, chars, what))
+    return tuple(out), compaction, []
 
 
 # -- Gemini CLI ----------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ REFERENCE_PROMPT_TOKENS_SNAKE = 4
 REFERENCE_INPUT_TOKENS = 5
 QWEN_USAGE = 6
 GEMINI_TOKENS = 7
+OPENCODE_TOKENS = 8
 
 #: The field each code names, as `--context` prints it.
 FIELDS = (
@@ -71,6 +72,7 @@ FIELDS = (
     "usage: input_tokens + cache_read_input_tokens + cache_creation_input_tokens",
     "usageMetadata.promptTokenCount",
     "tokens.input",
+    "step-finish tokens: input + cache.read + cache.write",
 )
 
 #: Where a recorded window comes from (Codex's; Qwen Code's is `RECORDED_WINDOWS`).

@@ -21,6 +21,13 @@ from transcript_view.core import parallel
 from transcript_view.core.findings import Severity
 from transcript_view.core.formats.detect import Format, NotATranscript
 from transcript_view.core.ledger import is_orphan, is_problem
+from transcript_view.core.opencode_store import (
+    StoreError,
+    data_sessions,
+    is_database_file,
+    is_database_name,
+    list_database,
+)
 from transcript_view.core.report import Report, verify
 from transcript_view.core.text import plural
 from transcript_view.core.transcript import TranscriptError
@@ -69,6 +76,15 @@ def checked_words(report: Report) -> str:
         words += "and length; this format records no digest)"
         if report.present:
             words += f", {report.present:,} present (their form records nothing else)"
+        return words
+    if report.format is Format.OPENCODE:
+        n = report.matched
+        words = f"{n:,} {'matches its file' if n == 1 else 'match their files'} (kept lines "
+        words += "and counts; this format records no digest)"
+        if report.present:
+            words += f", {report.present:,} present (their form records nothing else)"
+        if report.expired:
+            words += f", {report.expired:,} expired (deleted after 7 days, as OpenCode does)"
         return words
     if report.format is Format.QWEN:
         words = f"{report.verified:,} verified (size, sha256 and preview)"
@@ -123,12 +139,29 @@ def run_check(
                 empty.setdefault(len(targets), []).append(path)
                 status = 2
             targets.extend((p, True) for p in found)
+        elif is_database_file(path):  # OpenCode's database: each of its sessions
+            try:
+                rows = list_database(path)
+            except StoreError as exc:
+                print(f"transcript-view: {exc}", file=sys.stderr)
+                if as_json:
+                    out.write(refusal_json(path, str(exc)))
+                status = 2
+                continue
+            if not rows:
+                empty.setdefault(len(targets), []).append(path)
+                status = 2
+            targets.extend((row.path, False) for row in sorted(rows, key=lambda r: r.id))
         else:
             targets.append((path, False))
 
     def say_empty(before: int) -> None:
         for path in empty.pop(before, []):
-            message = f"{path}: no .jsonl files in this directory tree"
+            message = (
+                f"{path}: an OpenCode database with no sessions"
+                if path.is_file()
+                else f"{path}: no .jsonl files in this directory tree"
+            )
             print(f"transcript-view: {message}", file=sys.stderr)
             if as_json:
                 out.write(refusal_json(path, message))
@@ -188,7 +221,17 @@ def refusal_json(path: Path, message: str) -> str:
 
 
 #: Directories inside a tree that hold sidecars, never transcripts.
-_SIDECAR_DIRS = ("tool-results",)
+_SIDECAR_DIRS = ("tool-results", "tool-output")
+
+
+def _opencode_sessions(folder: Path, dirs: list[str]) -> list[Path]:
+    """An OpenCode data folder's sessions (`core.opencode_store.data_sessions`), by id; its
+    storage tree is not walked again as files. A database that cannot be read is itself
+    listed, so that checking it says why."""
+    if "storage" in dirs and (folder / "storage" / "session").is_dir():
+        dirs.remove("storage")
+    rows, problems = data_sessions(folder)
+    return sorted([r.path for r in rows] + [db for db, _ in problems], key=str)
 
 
 def transcripts_in(directory: Path) -> list[Path]:
@@ -210,6 +253,8 @@ def transcripts_in(directory: Path) -> list[Path]:
         )
         names = set(files)
         chats = os.path.basename(root) == "chats"
+        if any(is_database_name(n) for n in files) or "storage" in dirs:
+            found.extend(_opencode_sessions(Path(root), dirs))
         for name in sorted(files):
             path = Path(root) / name
             wanted = (
@@ -248,6 +293,12 @@ class Outcome:
 
 def check_one(path: Path, as_json: bool, fmt: Format | None, workers: int) -> Outcome | Refusal:
     """Verify one transcript and format its output, or say why it cannot be checked."""
+    if is_database_file(path):  # what a walk lists of a database it cannot read
+        try:
+            list_database(path)
+        except StoreError as exc:
+            return Refusal(str(exc))
+        return Refusal(f"{path}: a database: each of its OpenCode sessions is checked by name")
     try:
         report = verify(path, workers=workers, format=fmt)
     except NotATranscript as exc:

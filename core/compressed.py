@@ -277,9 +277,10 @@ def read_head(fd: int, n: int, module: ModuleType | None = None) -> tuple[bytes,
         return readable, True
 
 
-def unreadable(path: Path, problem: str) -> str:
-    """The one line for a compressed file of which not one line can be read."""
-    return f"{path}: cannot be decompressed ({problem}); not one line of it could be read"
+def unreadable(path: Path, problem: str, verb: str = "decompressed") -> str:
+    """The one line for a compressed file (or a session read as lines: `verb` "read") of
+    which not one line can be read."""
+    return f"{path}: cannot be {verb} ({problem}); not one line of it could be read"
 
 
 def sweep(directory: str | None = None) -> None:

@@ -49,7 +49,7 @@ from transcript_view.core.call_context import call_at_line
 from transcript_view.core.calls import Compaction, ModelCalls, estimate_tokens
 from transcript_view.core.envelopes import Compaction as CompactionEnvelope
 from transcript_view.core.envelopes import Message
-from transcript_view.core.formats import gemini, qwen
+from transcript_view.core.formats import gemini, opencode, qwen
 from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.codex import (
     COMPACTION_ITEMS,
@@ -248,6 +248,8 @@ def line_chars(fmt: Format, obj: object) -> int:
         return qwen.record_chars(obj)
     if fmt is Format.GEMINI:
         return gemini.record_chars(obj)
+    if fmt is Format.OPENCODE:
+        return opencode.record_chars(obj)
     if fmt is Format.CODEX:
         item = obj.get("payload")
         if obj.get("type") != "response_item" or not isinstance(item, Mapping):
@@ -310,6 +312,8 @@ def _role(fmt: Format, raw: bytes, line: int, offset: int) -> tuple[str | None, 
         return qwen.record_role(obj), obj
     if fmt is Format.GEMINI:
         return gemini.record_role(obj), obj
+    if fmt is Format.OPENCODE:
+        return opencode.record_role(obj), obj
     if fmt is Format.CLAUDE_CODE:
         # An attachment is context Claude Code adds to the next request, its size unrecorded:
         # a difference across one is not the items' alone.
@@ -346,6 +350,8 @@ def _is_result(fmt: Format, obj: object) -> bool:
         return qwen.is_tool_result(obj)
     if fmt is Format.GEMINI:
         return False  # results are in the model's own message (`toolCalls[].result`)
+    if fmt is Format.OPENCODE:
+        return opencode.is_tool_result(obj)
     if fmt is Format.CODEX:
         item = obj.get("payload")
         return isinstance(item, Mapping) and item.get("type") in OUTPUT_TYPES

@@ -35,10 +35,16 @@ import msgspec
 
 from transcript_view.core import native, parallel
 from transcript_view.core.artifacts import artifact_dir_for
-from transcript_view.core.compressed import Inflated, is_zstd, plain_path, unreadable
+from transcript_view.core.compressed import Decoder, Inflated, is_zstd, plain_path, unreadable
 from transcript_view.core.documents import KEY_BYTES, DocumentDecoder, is_chat_document
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
 from transcript_view.core.findings import Finding
+from transcript_view.core.opencode_store import (
+    DatabaseExport,
+    StorageExport,
+    address,
+    is_storage_session,
+)
 from transcript_view.core.text import human_size, plural
 
 if TYPE_CHECKING:
@@ -378,6 +384,8 @@ class Transcript:
         """
         self.path = path if isinstance(path, Path) else Path(path)
         self._inflated: Inflated | None = None
+        self._exported = False
+        """Whether the copy is of an OpenCode session's rows (not a decompressed file)."""
         self._copy = _copy
         """The decompressed copy read instead of `path`, and why its rest is lost."""
         self.artifact_dir = artifact_dir_for(plain_path(self.path))
@@ -385,8 +393,10 @@ class Transcript:
             # A transcript linked in from elsewhere keeps its artifacts beside the
             # real file, which is where its writer put them.
             self.artifact_dir = artifact_dir_for(plain_path(self.path.resolve()))
+        stored = address(self.path) if _copy is None and not os.path.lexists(self.path) else None
+        source = Path(_copy[0]) if _copy is not None else stored[0] if stored else self.path
         try:
-            self._fd = open_readonly(Path(_copy[0]) if _copy is not None else self.path)
+            self._fd = open_readonly(source)
         except FileNotFoundError:
             raise TranscriptError(f"{self.path}: no such file") from None
         except PermissionError:
@@ -395,7 +405,10 @@ class Transcript:
             raise TranscriptError(f"{self.path}: a directory, not a regular file") from None
         except OSError as exc:
             raise TranscriptError(f"{self.path}: {exc.strerror or exc}") from None
-        if _copy is None:
+        if stored is not None:  # a session in OpenCode's database (`core.opencode_store`)
+            self._exported = True
+            self._inflate(DatabaseExport(*stored))
+        elif _copy is None:
             self._inflate_if_compressed()
         self._lock = threading.Lock()
         self._starts = array("q")
@@ -421,22 +434,39 @@ class Transcript:
         try:
             head = os.pread(self._fd, 4, 0)
             if is_zstd(head):
-                self._inflated = Inflated(self.path, self._fd)
+                self._inflate(None)
             elif head[:1] == b"{" and head[1:2] in (b"\n", b"\r"):
                 start = os.pread(self._fd, KEY_BYTES, 0)
                 if is_chat_document(start):
-                    stream = DocumentDecoder(self._fd)
-                    self._inflated = Inflated(self.path, self._fd, stream=stream)
+                    self._inflate(DocumentDecoder(self._fd))
+                elif is_storage_session(self.path, start):
+                    self._exported = True
+                    self._inflate(StorageExport(self.path))
         except OSError as exc:
             os.close(self._fd)
             raise TranscriptError(
                 f"{self.path}: cannot decompress it into a private temporary copy "
                 f"({exc.strerror or exc})"
             ) from None
-        if self._inflated is not None:
-            self._source_fd = self._fd
-            self._fd = self._inflated.fd
-            self._copy = (str(self._inflated.path), None)
+
+    def _inflate(self, stream: Decoder | None) -> None:
+        """Read the file through a private copy of the lines `stream` makes (None: its zstd
+        stream's).
+
+        Raises:
+            TranscriptError: the copy cannot be made.
+        """
+        try:
+            self._inflated = Inflated(self.path, self._fd, stream=stream)
+        except OSError as exc:
+            os.close(self._fd)
+            raise TranscriptError(
+                f"{self.path}: cannot read it into a private temporary copy "
+                f"({exc.strerror or exc})"
+            ) from None
+        self._source_fd = self._fd
+        self._fd = self._inflated.fd
+        self._copy = (str(self._inflated.path), None)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -483,7 +513,8 @@ class Transcript:
         lines = self.line_count
         if problem is None or not lines:  # not one line: `build_index` refused it
             return []
-        read = f"{plural(lines, 'line')} ({human_size(self._size_at_scan)}) decompressed before it"
+        verb = "read" if self._exported else "decompressed"
+        read = f"{plural(lines, 'line')} ({human_size(self._size_at_scan)}) {verb} before it"
         return [
             Finding(
                 "unreadable-compressed",
@@ -583,7 +614,8 @@ class Transcript:
                 return True  # closed while it was being read: nothing more will come
             inflated.fill(None if max_bytes is None else self._scanned + max_bytes, progress)
         if inflated is not None and inflated.problem is not None and not inflated.exposed:
-            raise TranscriptError(unreadable(self.path, inflated.problem))
+            verb = "read" if self._exported else "decompressed"
+            raise TranscriptError(unreadable(self.path, inflated.problem, verb))
         total = self.file_size()
         self._size_at_scan = total
         budget = max_bytes if max_bytes is not None else total

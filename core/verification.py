@@ -97,6 +97,8 @@ class FileCheck:
     chars: int | None = None
     utf16: int | None = None
     """The file's length in UTF-16 code units, when asked for (Claude Code's sizes)."""
+    newlines: int = 0
+    """The file's LFs (OpenCode counts an output's lines as its LFs + 1)."""
     head: bytes = b""
     tail: bytes = b""
     """The first and last bytes of the file (enough to compare excerpt heads/tails)."""
@@ -226,13 +228,14 @@ def check_file(
         tail = b""
         keep = edge_bytes if tail_bytes is None else tail_bytes
         counter = _CharCounter() if count_chars else None
-        units = 0
+        units = newlines = 0
         while True:
             chunk = os.read(fd, HASH_CHUNK)
             if not chunk:
                 break
             sha.update(chunk)
             size += len(chunk)
+            newlines += chunk.count(b"\n")
             if len(head) < edge_bytes:
                 head += chunk[: edge_bytes - len(head)]
             if keep:
@@ -248,6 +251,7 @@ def check_file(
             digest=sha.hexdigest(),
             chars=counter.finish() if counter is not None else None,
             utf16=units if count_utf16 else None,
+            newlines=newlines,
             head=bytes(head),
             tail=tail,
             path=path,

@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from _gemini import GeminiSession  # noqa: E402
+from _opencode import OpenCodeSession, write_storage  # noqa: E402
 from _qwen import QwenSession  # noqa: E402
 from _sessions import (  # noqa: E402
     CLAUDE_UNSEEN,
@@ -428,9 +429,92 @@ def gemini(root: Path) -> Path:
     return s.write()
 
 
+def opencode(root: Path) -> Path:
+    """OpenCode's data folder under `opencode/` as `~/.local/share/opencode` holds it: a real
+    SQLite database with OpenCode's schema, its `tool-output/` files, and one session of the
+    older storage tree. The main session has each form and check: a cut by lines (head) and
+    one by bytes (tail) whose files match, one whose file is gone (more than 7 days ago:
+    expired), one whose file was edited afterwards, the shell's own cut, a result OpenCode
+    cleared from the history later, reasoning, and a compaction; a second session is a
+    subagent's (a task)."""
+    data = root / "opencode"
+    s = OpenCodeSession(data, directory="/Users/someone/proj", title="Why is the suite slow?",
+                        start_ms=1_795_510_800_000, model="claude-sonnet-4-5")  # fmt: skip
+    s.user("The test suite is slow and something fails; find out what.")
+    s.message("assistant")
+    s.step(input_tokens=9_850, cache_read=2_000)
+    s.part({"type": "reasoning", "text": "Run the whole suite first.", "time": {"start": 1}})
+    s.text("Running the suite.")
+    tests = "\n".join(f"PASS tests/test_{i:04d}.py::test_case ({i % 7}.{i % 10}s)"
+                      for i in range(1400)) + "\nFAIL tests/test_1400.py::test_login"  # fmt: skip
+    s.tool("bash", {"command": "pytest -q"}, tests, max_bytes=200_000, max_lines=1000)
+    s.finish()
+    s.step(input_tokens=12_400, cache_read=2_000)
+    s.text("One failure, in test_login. Its log, from the end:")
+    s.tool("bash", {"command": "cat build/test.log"}, build_log() * 4, direction="tail",
+           task=True)  # fmt: skip
+    s.finish()
+    s.step(input_tokens=14_900, cache_read=2_000)
+    s.tool("grep", {"pattern": "def handler_"}, grep_output() * 20, save=False)
+    s.finish()
+    s.step(input_tokens=16_100, cache_read=2_000)
+    config = "".join(f"option_{i} = {i * 3}\n" for i in range(3000))
+    name = s.tool("read", {"filePath": "/Users/someone/proj/app.cfg"}, config, compacted=True)
+    s.files[name] = config.replace("option_0 = 0", "option_0 = 9")  # edited afterwards
+    s.finish()
+    s.step(input_tokens=18_300, cache_read=2_000)
+    shell = "".join(f"{i * 16:08x}: " + "00 " * 16 + "\n" for i in range(6000))
+    s.files["tool_1f0a3c2b9000QpLm3sT8uVw2xY"] = shell
+    tail = "\n".join(shell.split("\n")[-40:])
+    s.raw_tool("bash", "...output truncated...\n\nFull output saved to: "
+               f"/Users/someone/.local/share/opencode/tool-output/tool_1f0a3c2b9000QpLm3sT8uVw2xY"
+               f"\n\n{tail}")  # fmt: skip
+    s.text("test_login times out after 1 s; the retry count is 0.")
+    s.finish()
+    s.compaction("The user asked why the suite is slow and what fails. test_login times out "
+                 "(tests/test_1400.py); app.cfg sets option_0.")  # fmt: skip
+    s.user("Fix test_login without touching the timeout.")
+    s.message("assistant")
+    s.step(input_tokens=6_400, cache_read=2_000)
+    s.text("Then the retry count is the thing to change.")
+    s.finish()
+    path = s.write()
+
+    task = OpenCodeSession(data, directory="/Users/someone/proj", title="Find slow tests",
+                           session_id="ses_5a0e4b1c2ffeTaskSub4gent01",
+                           start_ms=1_795_511_400_000)  # fmt: skip
+    task.user("List the ten slowest tests.")
+    task.message("assistant")
+    task.step(input_tokens=3_100)
+    task.text("tests/test_0006.py is the slowest (6.6 s).")
+    task.finish()
+    task.write()
+    conn = __import__("sqlite3").connect(s.db)
+    conn.execute("UPDATE session SET parent_id = ? WHERE id = ?", (s.session_id, task.session_id))
+    conn.commit()
+    conn.close()
+
+    old = OpenCodeSession(data, directory="/Users/someone/proj", title="Set up the project",
+                          session_id="ses_7c3f2a9d1ffeOldStorageTree1",
+                          start_ms=1_771_000_000_000)  # fmt: skip
+    old.user("Install the dependencies.")
+    old.message("assistant")
+    old.step(input_tokens=2_200)
+    old.text("Done: pip install -e .")
+    old.finish()
+    write_storage(old)
+    return path
+
+
 def main() -> None:
-    names = sys.argv[1:] or ["claude", "codex", "qwen", "gemini"]
-    makers = {"claude": claude, "codex": codex, "qwen": qwen, "gemini": gemini}
+    names = sys.argv[1:] or ["claude", "codex", "qwen", "gemini", "opencode"]
+    makers = {
+        "claude": claude,
+        "codex": codex,
+        "qwen": qwen,
+        "gemini": gemini,
+        "opencode": opencode,
+    }
     for name in names:
         shutil.rmtree(HERE / name, ignore_errors=True)
         print(makers[name](HERE))

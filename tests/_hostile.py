@@ -17,6 +17,8 @@ from pathlib import Path
 
 from _gemini import GeminiSession
 from _gemini import truncated as gemini_truncated
+from _opencode import OpenCodeSession
+from _opencode import truncate as opencode_truncate
 from _qwen import QwenSession
 from _qwen import stub as qwen_stub
 from _sessions import (
@@ -907,12 +909,162 @@ CASES += [
     ),
 ]
 
+# -- OpenCode ---------------------------------------------------------------------------------
+
+
+def _opencode(d: Path) -> OpenCodeSession:
+    s = OpenCodeSession(d / "opencode")
+    s.user("go")
+    s.message("assistant")
+    s.step(input_tokens=900)
+    return s
+
+
+def _opencode_other_machine(d: Path) -> Path:
+    # The marker's absolute path exists here, outside OpenCode's tool-output/: never opened.
+    full = numbered(3000)
+    outside = d / "elsewhere"
+    outside.mkdir()
+    (outside / "tool_1ee5").write_text(full)
+    s = _opencode(d)
+    s.tool("bash", {"command": "cat big"}, full, at=str(outside / "tool_1ee5"), save=False)
+    s.finish()
+    return s.write()
+
+
+def _opencode_dotdot(d: Path) -> Path:
+    s = _opencode(d)
+    s.tool("bash", {"command": "cat big"}, numbered(3000), at=f"{d}/opencode/tool-output/..")
+    s.finish()
+    return s.write()
+
+
+def _opencode_output_file(make: Callable[[Path, Path], None]) -> Callable[[Path], Path]:
+    def build(d: Path) -> Path:
+        s = _opencode(d)
+        name = s.tool("bash", {"command": "cat big"}, numbered(3000), save=False)
+        s.finish()
+        path = s.write()
+        make(s.outputs / name, d)
+        return path
+
+    return build
+
+
+def _opencode_quoted(d: Path) -> Path:
+    s = _opencode(d)
+    cut = opencode_truncate(numbered(3000), "/home/x/.local/share/opencode/tool-output/tool_9")
+    s.raw_tool("read", f"OpenCode cuts an output like this:\n\n{cut}\n\nand that is all.")
+    s.raw_tool("bash", "...output truncated... is what the shell says, then its path")
+    s.finish()
+    return s.write()
+
+
+def _opencode_ansi(d: Path) -> Path:
+    s = _opencode(d)
+    s.tool("bash", {"command": "make"}, SGR_OUTPUT + "\x1b]0;title\x07\u202e" + numbered(3000))
+    s.finish()
+    return s.write()
+
+
+def _opencode_not_sqlite(d: Path) -> Path:
+    db = d / "opencode.db"
+    db.write_text("version = 1\nthis is not a database\n")
+    return db
+
+
+def _opencode_not_opencodes(d: Path) -> Path:
+    import sqlite3
+
+    db = d / "opencode.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE session (id TEXT PRIMARY KEY)")
+    conn.execute("INSERT INTO session VALUES ('ses_1')")
+    conn.commit()
+    conn.close()
+    return db / "ses_1"
+
+
+def _opencode_bad_part(d: Path) -> Path:
+    import sqlite3
+
+    s = _opencode(d)
+    s.text("fine")
+    s.finish()
+    path = s.write()
+    conn = sqlite3.connect(s.db)
+    conn.execute("UPDATE part SET data = '{\"type\": \"text\", \"text\": ' "
+                 "WHERE data LIKE '%fine%'")  # fmt: skip
+    conn.commit()
+    conn.close()
+    return path
+
+
+CASES += [
+    Case(
+        "opencode-other-machine",
+        "an OpenCode cut whose absolute path exists here, outside tool-output/ (never "
+        "followed: its file, written long ago, is taken as expired)",
+        _opencode_other_machine,
+        0,
+    ),
+    Case(
+        "opencode-dotdot",
+        "an OpenCode cut whose path ends in `..`",
+        _opencode_dotdot,
+        1,
+        ("unsafe-name",),
+    ),
+    Case(
+        "opencode-output-fifo",
+        "an OpenCode tool-output file that is a fifo",
+        _opencode_output_file(lambda p, d: os.mkfifo(p)),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "opencode-output-symlink-out",
+        "an OpenCode tool-output file that is a symlink out of tool-output/",
+        _opencode_output_file(_symlink_out),
+        1,
+        ("unreadable-artifact",),
+    ),
+    Case(
+        "opencode-quoted-marker",
+        "an OpenCode output quoting a cut mid-text: text, not a marker",
+        _opencode_quoted,
+        0,
+    ),
+    Case("opencode-ansi", "control sequences in an OpenCode cut's kept lines", _opencode_ansi, 0),
+    Case(
+        "opencode-not-sqlite",
+        "a file named opencode.db that is not a SQLite database",
+        _opencode_not_sqlite,
+        2,
+    ),
+    Case(
+        "opencode-not-opencodes",
+        "a session below a SQLite database without OpenCode's message and part tables",
+        _opencode_not_opencodes,
+        2,
+    ),
+    Case(
+        "opencode-bad-part",
+        "an OpenCode part whose data is cut-off JSON: a finding on its line",
+        _opencode_bad_part,
+        1,
+        ("malformed-line",),
+        False,
+    ),
+]
+
 #: Cases whose transcript quotes marker texts: no marker, no finding, no badge.
 QUOTED_MARKERS = (
     "claude-quoted-markers",
     "codex-quoted-notices",
     "qwen-quoted-stub",
     "gemini-quoted-marker",
+    "opencode-quoted-marker",
 )
 
 

@@ -49,6 +49,12 @@ QWEN_EXAMPLE = (
 GEMINI_EXAMPLE = (
     EXAMPLES / "gemini" / "tmp" / "proj" / "chats" / "session-2026-11-20T10-00-3f9a2c1e.jsonl"
 )
+#: OpenCode's data folder: a real SQLite database, a session named by a path below it.
+OPENCODE_DATA = EXAMPLES / "opencode"
+OPENCODE_EXAMPLE = OPENCODE_DATA / "opencode.db" / "ses_5b1d3c7e9ffeRk2mZ8qL4tXw9a"
+OPENCODE_STORAGE_EXAMPLE = (
+    OPENCODE_DATA / "storage" / "session" / "proj_shop" / "ses_7c3f2a9d1ffeOldStorageTree1.json"
+)
 
 #: The five reference transcripts (their `.events.jsonl` siblings are event logs).
 REFERENCE_TRANSCRIPTS = ["basic", "many", "writefail", "aging", "compaction"]
@@ -167,6 +173,7 @@ def every_agent_home(root: Path) -> dict[str, str]:
         "codex": home / ".codex",
         "qwen": home / ".qwen",
         "gemini": home / ".gemini",
+        "opencode": home / ".local" / "share" / "opencode",
     }
     for name, target in layout.items():
         shutil.copytree(EXAMPLES / name, target)
@@ -186,4 +193,5 @@ def every_agent_home(root: Path) -> dict[str, str]:
         "CODEX_HOME": str(layout["codex"]),
         "QWEN_RUNTIME_DIR": str(layout["qwen"]),
         "GEMINI_CLI_HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
     }

@@ -20,13 +20,14 @@ if TYPE_CHECKING:
     from transcript_view.core.formats.detect import Format
 
 #: The ways to call it: the viewer opens one PATH, `--check` takes several, and
-#: `--claude` / `--codex` / `--gemini` / `--qwen` stand for that agent's sessions folder.
+#: `--claude` / `--codex` / `--gemini` / `--qwen` / `--opencode` stand for that agent's sessions.
 #: One line per mode, so a new mode or option is one more line here.
 USAGE = """\
 %(prog)s [options] PATH
        %(prog)s --check [--json] [--strict] [--format F] PATH...
        %(prog)s --context [--json] [--window N] [--format F] FILE
-       %(prog)s [--check] (--sessions | --claude | --codex | --gemini | --qwen)"""
+       %(prog)s [--check] (--sessions | --claude | --codex | --gemini | --qwen |
+                                 --opencode)"""
 
 #: Laid out by hand: the help formatter keeps the epilog's columns, so it wraps nothing.
 DESCRIPTION = """\
@@ -114,6 +115,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="Qwen Code's: $QWEN_RUNTIME_DIR/projects, $QWEN_HOME/projects or ~/.qwen/projects",
     )
+    where.add_argument(
+        "--opencode",
+        action="store_true",
+        help=(
+            "OpenCode's: its database $OPENCODE_DB, or $XDG_DATA_HOME/opencode, or "
+            "~/.local/share/opencode (opencode.db and the older storage/)"
+        ),
+    )
     check = p.add_argument_group("headless verification (for scripts and CI)")
     check.add_argument(
         "--check", action="store_true", help="verify, print findings, exit 0/1/2 (no terminal UI)"
@@ -175,6 +184,10 @@ def _usage_error(message: str) -> int:
 
 def _describe(path: Path) -> str | None:
     """Why a path cannot be opened as a transcript file, or None when it can."""
+    from transcript_view.core.opencode_store import address
+
+    if not os.path.lexists(path) and address(path) is not None:
+        return None  # a session in OpenCode's database (`<database>/<id>`)
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -198,7 +211,7 @@ def _context(args: argparse.Namespace, paths: list[Path], agent: str | None) -> 
     """`--context FILE`: one transcript's model calls (`core.context`)."""
     if args.check or args.strict or agent is not None:
         return _usage_error(
-            "--context takes one FILE (not --check, --strict, --claude, --codex, --gemini, --qwen)"
+            "--context takes one FILE (not --check, --strict or an agent's folder)"
         )
     if len(paths) != 1:
         return _usage_error("--context takes one FILE")
@@ -235,7 +248,11 @@ def _every_agent(args: argparse.Namespace, paths: list[Path]) -> int:
         looked = ", ".join(str(root) for _, root in [*found.roots, *found.absent])
         return _usage_error(f"no agent's sessions on this machine (looked in {looked})")
     # Each root as `--check --claude` and the others check theirs: subagents' files too.
-    roots = [root for _, root in found.roots]
+    # OpenCode's sessions by name: its data folder holds worktree snapshots, not to be walked.
+    from transcript_view.core.formats.detect import Format
+
+    roots = [root for fmt, root in found.roots if fmt is not Format.OPENCODE]
+    roots += sorted(s.path for s in found.sessions if s.format is Format.OPENCODE)
     return run_check(roots, as_json=args.json, strict=args.strict, format=_format(args.format))
 
 
@@ -244,7 +261,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     paths = [Path(p) for p in args.paths]
-    flags = {"claude": "claude-code", "codex": "codex", "gemini": "gemini", "qwen": "qwen"}
+    flags = {
+        "claude": "claude-code",
+        "codex": "codex",
+        "gemini": "gemini",
+        "qwen": "qwen",
+        "opencode": "opencode",
+    }
     flag = next((name for name in flags if getattr(args, name)), None)
     agent = flags[flag] if flag is not None else None
     if args.sessions:
@@ -256,12 +279,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         from transcript_view.core.formats.sessions import default_root
 
         root = default_root(Format(agent))
-        if not root.is_dir():
+        if agent == "opencode" and root.exists():
+            if args.check:  # its sessions by name (`_every_agent`)
+                from transcript_view.core.formats.sessions import opencode_sessions
+
+                found, problems = opencode_sessions(root)
+                for line in problems:
+                    print(f"transcript-view: {line}", file=sys.stderr)
+                if not found:
+                    return _usage_error(f"{root}: no OpenCode sessions there")
+                paths = sorted(s.path for s in found)
+            else:
+                paths = [root]
+        elif not root.is_dir():
             return _usage_error(f"{root}: no such directory (no sessions there yet?)")
-        paths = [root]
+        else:
+            paths = [root]
     if not paths:
         parser.print_usage(sys.stderr)
-        return _usage_error("a PATH is required (or --claude / --codex / --gemini / --qwen)")
+        return _usage_error("a PATH is required (or --sessions, or one agent's: --claude …)")
     if args.context:
         return _context(args, paths, agent)
     if args.window is not None:
@@ -279,7 +315,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = _describe(path)
     if problem is not None:
         return _usage_error(problem)
-    if not path.is_dir() and forced is None:
+    from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
+
+    if is_database_file(path):  # OpenCode's database: the list of its sessions
+        try:
+            list_database(path)
+        except StoreError as exc:
+            return _usage_error(str(exc))
+    elif not path.is_dir() and forced is None:
         from transcript_view.core.formats.detect import detect, expected_message
         from transcript_view.core.transcript import TranscriptError
 

@@ -20,6 +20,7 @@ from textual.message import Message
 from transcript_view.core import parallel
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.sessions import tree_format
+from transcript_view.core.opencode_store import is_database_file
 from transcript_view.viewer.commands import TranscriptCommands
 from transcript_view.viewer.keys import Owner, bindings
 from transcript_view.viewer.main_screen import TranscriptScreen
@@ -93,6 +94,8 @@ class TranscriptApp(App[int]):
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         if self.every_agent:
             self.push_screen(SessionsScreen(None, None))
+        elif is_database_file(self.path):  # OpenCode's database: its sessions
+            self.push_screen(SessionsScreen(self.path, Format.OPENCODE))
         elif self.path.is_dir():
             agent = tree_format(self.path)
             if agent is not None:

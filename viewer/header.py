@@ -50,7 +50,7 @@ def words_for(fmt: Format) -> HeaderWords:
         )
     if fmt is Format.CODEX:
         return HeaderWords("records", "", "read (this format stores nothing to check)")
-    if fmt in (Format.QWEN, Format.GEMINI):
+    if fmt in (Format.QWEN, Format.GEMINI, Format.OPENCODE):
         return HeaderWords("records", "files ok", "all files checked")
     return REFERENCE_WORDS
 

@@ -32,6 +32,8 @@ from transcript_view.core.formats.gemini import is_message as gemini_message
 from transcript_view.core.formats.gemini import result_texts as gemini_results
 from transcript_view.core.formats.gemini import text_sites as gemini_sites
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.formats.opencode import COMPACTION_PROMPT, tool_text
+from transcript_view.core.formats.opencode import part_sites as opencode_sites
 from transcript_view.core.formats.qwen import COMPRESSION, REWIND
 from transcript_view.core.formats.qwen import result_texts as qwen_results
 from transcript_view.core.formats.qwen import text_sites as qwen_sites
@@ -136,6 +138,8 @@ def spill_words(
         return qwen_words(site, state)
     if site is not None and site.format is Format.GEMINI:
         return gemini_words(site, state)
+    if site is not None and site.format is Format.OPENCODE:
+        return opencode_words(site, state)
     if form is SpillForm.MICROCOMPACTED and site is not None:
         return _cleared_words(site, state)
     if form.stored:
@@ -189,6 +193,20 @@ def gemini_words(site: SpillSite, state: MarkerState | None) -> str:
     where = f"tool-outputs/…/{site.file}"
     opens = ", which is missing" if state is MarkerState.MISSING else " (enter opens it)"
     return f"{site.cut}; the whole is in {where}{opens}"
+
+
+def opencode_words(site: SpillSite, state: MarkerState | None) -> str:
+    """An OpenCode cut in words: what was cut, and where the whole is."""
+    where = f"tool-output/{site.file}"
+    if state is MarkerState.EXPIRED:
+        opens = ", which is gone (OpenCode deletes these after 7 days)"
+    elif state is MarkerState.MISSING:
+        opens = ", which is missing"
+    else:
+        opens = " (enter opens it)"
+    if site.form is SpillForm.OPENCODE_SHELL:
+        return f"the shell kept {site.cut}; the whole is in {where}{opens}"
+    return f"cut {site.cut}; the whole is in {where}{opens}"
 
 
 def _cleared_words(site: SpillSite, state: MarkerState | None) -> str:
@@ -1052,6 +1070,123 @@ def _gemini_text(b: RowBuilder, base: int, text: str, call: Mapping[str, Any]) -
     _text_around(b, base, text, marks)
 
 
+# -- OpenCode ---------------------------------------------------------------------------------
+
+
+def build_opencode(b: RowBuilder, obj: Mapping[str, Any]) -> None:
+    """Rows of one line of an OpenCode session (`core.opencode_store`'s lines)."""
+    p = b.palette
+    kind = obj.get("opencode")
+    data = obj.get("data")
+    data = data if isinstance(data, Mapping) else {}
+    if b.record is not None:
+        if b.count_only:
+            b.counted_head()
+        else:
+            record_head(b, str(data.get("type")), b.record.note)
+        b.text(clip(dict(data)), style=p.dim, limit=DIM_ROWS)
+    elif kind == "session":
+        head = Text("session", style=p.heading)
+        said = [str(obj.get(k)) for k in ("version", "directory", "title") if obj.get(k)]
+        head.append(visible("  opencode " + " · ".join(said)), style=p.dim)
+        b.head(head)
+        if obj.get("source") == "storage":
+            b.text("read from OpenCode's older storage tree (JSON files)", style=p.dim, limit=2)
+    elif kind == "message":
+        _opencode_message(b, data)
+    elif kind == "part":
+        _opencode_part(b, obj, data)
+    else:
+        head = Text("line", style=p.heading)
+        head.append("  kept as written", style=p.dim)
+        b.head(head)
+        b.text(clip(dict(obj)), style=p.dim, limit=DIM_ROWS)
+    b.findings()
+
+
+def _opencode_message(b: RowBuilder, data: Mapping[str, Any]) -> None:
+    p = b.palette
+    role = "assistant" if data.get("role") == "assistant" else "user"
+    if b.count_only:
+        b.counted_head()
+    else:
+        head = Text(role, style=p.role(role))
+        if role == "assistant" and data.get("modelID"):
+            head.append(visible(f"  {data.get('providerID') or ''}/{data['modelID']}"), style=p.dim)
+        if data.get("summary") is True:
+            head.append("  the summary of a compaction", style=p.dim)
+        b.head(head)
+    error = data.get("error")
+    if isinstance(error, Mapping):
+        said = error.get("data")
+        message = said.get("message") if isinstance(said, Mapping) else None
+        b.text(
+            visible(f"error {error.get('name', '?')}: {message or ''}".strip()),
+            style=p.dim,
+            limit=DIM_ROWS,
+        )
+
+
+def _opencode_part(b: RowBuilder, obj: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    p = b.palette
+    kind = data.get("type")
+    text = data.get("text")
+    if kind == "text" and isinstance(text, str):
+        lifetime_rows(b)
+        if data.get("ignored") is True:
+            b.text("(ignored: never sent to the model)", style=p.dim, limit=1)
+            b.text(text, style=p.dim, limit=DIM_ROWS)
+        else:
+            b.text(text)
+    elif kind == "reasoning" and isinstance(text, str):
+        b.text(text, style=p.dim, limit=REASONING_ROWS)
+    elif kind == "tool":
+        state = data.get("state")
+        if b.count_only:
+            b.counted_head()
+        else:
+            head = Text("⚙ ", style=p.strong)
+            head.append(visible(str(data.get("tool", "?"))), style=p.tool_name)
+            head.append(f"  call {visible(short_id(str(data.get('callID', '')), 24))}",
+                        style=p.dim)  # fmt: skip
+            if isinstance(state, Mapping):
+                head.append(visible(f"  {state.get('status', '?')}"), style=p.dim)
+            b.head(head)
+        _tags(b)
+        lifetime_rows(b)
+        if isinstance(state, Mapping):
+            b.text(clip(state.get("input")), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
+        result = tool_text(state)
+        if result is not None:
+            if b.count_only:
+                b.counted_head()
+            else:
+                b.head(Text("← result", style=p.role("tool")))
+            call = str(data.get("callID")) if isinstance(data.get("callID"), str) else None
+            tool = str(data.get("tool")) if isinstance(data.get("tool"), str) else None
+            sites = opencode_sites(b.line, result, call, tool, state)
+            marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
+            _text_around(b, 0, result, marks)
+    elif kind == "compaction":
+        head = Text("compaction", style=p.heading)
+        how = "automatic" if data.get("auto") is True else "asked for"
+        head.append(f"  ({how}) the history before this line was summarised", style=p.dim)
+        b.head(head)
+        _tags(b)
+        compaction_rows(b)
+        b.text(f"the model was asked: {COMPACTION_PROMPT}", style=p.dim, limit=2)
+    elif kind == "file":
+        head = Text("file", style=p.heading)
+        head.append(visible(f"  {data.get('filename') or data.get('url') or '?'}  "
+                            f"{data.get('mime') or ''}"), style=p.dim)  # fmt: skip
+        b.head(head)
+    else:
+        head = Text(visible(str(kind)), style=p.heading)
+        head.append("  kept as written", style=p.dim)
+        b.head(head)
+        b.text(clip(dict(data)), style=p.dim, limit=DIM_ROWS)
+
+
 def texts_of(items: object) -> list[str]:
     """The `text` of each item of a Codex content or summary list."""
     if type(items) is not list:
@@ -1160,6 +1295,8 @@ def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LinePr
         build_qwen(b, parsed)
     elif fmt is Format.GEMINI:
         build_gemini(b, parsed)
+    elif fmt is Format.OPENCODE:
+        build_opencode(b, parsed)
     else:
         build_claude(b, parsed)
 

@@ -202,6 +202,27 @@ def _gemini(obj: Mapping[str, Any]) -> RecordKind | None:
     return None
 
 
+#: OpenCode's parts that are its own bookkeeping (OTHER_AGENTS.md, "OpenCode"), by `type`:
+#: `toModelMessages` sends none of them.
+_OPENCODE: dict[str, RecordKind] = {
+    "step-start": _kind("step start", "step starts", "a model call began (OpenCode's step)"),
+    "step-finish": _kind(
+        "step finish", "step finishes", "a model call ended: why, its tokens and cost"
+    ),
+    "snapshot": _kind("snapshot", "snapshots", "OpenCode's snapshot of the worktree, for undo"),
+    "patch": _kind("patch record", "patch records", "the files a step changed, for undo"),
+    "retry": _kind("retry", "retries", "a call OpenCode tried again after an API error"),
+}
+
+
+def _opencode(obj: Mapping[str, Any]) -> RecordKind | None:
+    data = obj.get("data")
+    if obj.get("opencode") != "part" or not isinstance(data, Mapping):
+        return None
+    kind = data.get("type")
+    return _OPENCODE.get(kind) if type(kind) is str else None
+
+
 def record_of(fmt: Format, obj: Mapping[str, Any]) -> RecordKind | None:
     """What a decoded line is, when it is one of the agent's own records (else None).
 
@@ -218,4 +239,6 @@ def record_of(fmt: Format, obj: Mapping[str, Any]) -> RecordKind | None:
         return _qwen(obj)
     if fmt is Format.GEMINI:
         return _gemini(obj)
+    if fmt is Format.OPENCODE:
+        return _opencode(obj)
     return None

@@ -25,6 +25,14 @@ from typing import Any
 from transcript_view.core.compressed import CompressedError, is_zstd, read_head, unreadable
 from transcript_view.core.documents import is_chat_document, read_lines
 from transcript_view.core.envelopes import ENVELOPE_VERSION, KNOWN_TYPES
+from transcript_view.core.opencode_store import KIND as OPENCODE_KIND
+from transcript_view.core.opencode_store import (
+    StoreError,
+    address,
+    has_session,
+    is_sqlite,
+    is_storage_session,
+)
 from transcript_view.core.transcript import TranscriptError, open_readonly
 
 #: How much of the start of a file is read to decide (lines beyond are not needed).
@@ -41,6 +49,7 @@ class Format(StrEnum):
     CODEX = "codex"
     QWEN = "qwen"
     GEMINI = "gemini"
+    OPENCODE = "opencode"
 
     @property
     def label(self) -> str:
@@ -59,6 +68,7 @@ _AGENTS = {
     Format.CODEX: "Codex",
     Format.QWEN: "Qwen Code",
     Format.GEMINI: "Gemini CLI",
+    Format.OPENCODE: "OpenCode",
 }
 
 _TITLES = {
@@ -67,6 +77,7 @@ _TITLES = {
     Format.CODEX: "Codex rollout",
     Format.QWEN: "Qwen Code session",
     Format.GEMINI: "Gemini CLI session",
+    Format.OPENCODE: "OpenCode session",
 }
 
 #: Line types Claude Code writes (CLAUDE_CODE.md, "Lines"); more appear with most releases.
@@ -158,6 +169,11 @@ def _is_claude(obj: Mapping[str, Any]) -> bool:
     return any(k in obj for k in CLAUDE_KEYS) and (kind in CLAUDE_TYPES or "sessionId" in obj)
 
 
+def _is_opencode(obj: Mapping[str, Any]) -> bool:
+    """A line of the copy an OpenCode session is read through (`core.opencode_store`)."""
+    return obj.get(OPENCODE_KIND) in ("session", "message", "part")
+
+
 def _is_codex(obj: Mapping[str, Any]) -> bool:
     kind = obj.get("type")
     return (
@@ -174,6 +190,7 @@ SIGNATURES: tuple[tuple[Format, Callable[[Mapping[str, Any]], bool]], ...] = (
     (Format.CODEX, _is_codex),
     (Format.QWEN, _is_qwen),
     (Format.GEMINI, _is_gemini),
+    (Format.OPENCODE, _is_opencode),
     (Format.CLAUDE_CODE, _is_claude),
 )
 
@@ -189,6 +206,8 @@ _PREFIX_SIGNATURES = (
     # Gemini CLI's metadata line, and its messages (`id`, `timestamp`, `type`, in that order).
     (Format.GEMINI, re.compile(rb'^\{"sessionId":"[^"]*","projectHash":')),
     (Format.GEMINI, re.compile(rb'^\{"id":"[^"]*","timestamp":"[^"]*","type":"(?:user|gemini)"')),
+    # The lines an OpenCode session is read as (`core.opencode_store`).
+    (Format.OPENCODE, re.compile(rb'^\{"opencode":"(?:session|message|part)"')),
     (Format.CLAUDE_CODE, re.compile(rb'"(?:sessionId|parentUuid|isSidechain)"\s*:')),
 )
 
@@ -211,7 +230,8 @@ def expected_message(path: Path, detection: Detection) -> str:
     """The one line a user sees for a file that is not a transcript."""
     return (
         f"{path}: not a transcript ({detection.reason}; expected the JSON lines of an "
-        "LLM::Agent transcript or a Claude Code, Codex, Qwen Code or Gemini CLI session)"
+        "LLM::Agent transcript or a Claude Code, Codex, Qwen Code, Gemini CLI or OpenCode "
+        "session)"
     )
 
 
@@ -325,6 +345,15 @@ def detect(path: str | os.PathLike[str]) -> Detection:
             compressed file of which not one line can be decompressed.
     """
     p = path if isinstance(path, Path) else Path(path)
+    stored = address(p) if not os.path.lexists(p) else None
+    if stored is not None:  # `<database>/<session id>`: a session in OpenCode's database
+        try:
+            found = has_session(*stored)
+        except StoreError as exc:
+            raise TranscriptError(str(exc)) from None
+        if not found:
+            raise TranscriptError(f"{p}: the OpenCode database has no session {stored[1]!r}")
+        return Detection(Format.OPENCODE, "it is a session in an OpenCode database")
     try:
         fd = open_readonly(p)
     except FileNotFoundError as exc:
@@ -340,6 +369,16 @@ def detect(path: str | os.PathLike[str]) -> Detection:
         if is_zstd(head):
             head, complete = read_head(fd, SNIFF_BYTES)
             return sniff(head, complete=complete)
+        if is_sqlite(head):
+            try:
+                has_session(p, "")  # says why, if it is no OpenCode database that can be read
+            except StoreError as exc:
+                raise TranscriptError(str(exc)) from None
+            return Detection(None, "it is an OpenCode database: open it to list its sessions")
+        if is_storage_session(p, head):
+            return Detection(
+                Format.OPENCODE, "it is a session of OpenCode's older storage tree"
+            )
         if is_chat_document(head):  # an older Gemini CLI chat, read as its lines
             read_lines(fd)  # (one that does not parse is refused now, in one line)
             return Detection(

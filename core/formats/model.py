@@ -75,6 +75,13 @@ class SpillForm(StrEnum):
     GEMINI_LEGACY_SAVED = "gemini-output-saved"
     """Before 2026-01: `Tool output was too large and has been truncated.`, its file in the
     project's temp folder (not looked in)."""
+    # OpenCode (`core.formats.opencode_markers`)
+    OPENCODE_TRUNCATED = "opencode-output-truncated"
+    """`...N lines|bytes truncated...` and `Full output saved to: PATH`: whole lines kept from
+    the head (or the tail); the file holds the whole output."""
+    OPENCODE_SHELL = "opencode-shell-output-truncated"
+    """The shell tool's own cut (1.18+): `...output truncated...`, `Full output saved to:
+    PATH`, then the output's last lines."""
     QWEN_LEGACY_SAVED = "qwen-output-saved"
     """The older `Tool output was too large and has been truncated.` form (Gemini CLI's
     heritage): its file is `<name>.output` in the project's temp folder, not in
@@ -97,6 +104,8 @@ _STORED = frozenset(
         SpillForm.GEMINI_TRUNCATED,
         SpillForm.GEMINI_MASKED,
         SpillForm.GEMINI_NORMALIZED,
+        SpillForm.OPENCODE_TRUNCATED,
+        SpillForm.OPENCODE_SHELL,
     }
 )
 
@@ -162,6 +171,13 @@ class SpillSite:
     CLI's): the file's end, as `preview` is its start."""
     units: int | None = None
     """The file's length in UTF-16 units, as the marker's counts say (Gemini CLI)."""
+    file_bytes: int | None = None
+    """The file's size in bytes, as the marker's counts say (OpenCode's cut by bytes)."""
+    file_lines: int | None = None
+    """The file's lines (its LFs + 1), as the marker's counts say (OpenCode's cut by lines)."""
+    written_ms: int | None = None
+    """When the file was written, in epoch milliseconds (OpenCode: the tool's end), for an
+    agent that deletes its files after a while."""
 
     @property
     def key(self) -> SiteKey:

@@ -18,6 +18,8 @@ from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.gemini import analyse_gemini
 from transcript_view.core.formats.gemini import sidecar_dir as gemini_sidecar_dir
 from transcript_view.core.formats.model import SessionAnalysis
+from transcript_view.core.formats.opencode import analyse_opencode
+from transcript_view.core.formats.opencode import sidecar_dir as opencode_sidecar_dir
 from transcript_view.core.formats.qwen import analyse_qwen
 from transcript_view.core.formats.qwen import sidecar_dir as qwen_sidecar_dir
 from transcript_view.core.found import Found
@@ -33,6 +35,7 @@ READERS: dict[Format, Reader] = {
     Format.CODEX: analyse_codex,
     Format.QWEN: analyse_qwen,
     Format.GEMINI: analyse_gemini,
+    Format.OPENCODE: analyse_opencode,
 }
 
 
@@ -46,6 +49,8 @@ def artifact_dir_of(path: Path, fmt: Format) -> Path | None:
         return qwen_sidecar_dir(path)
     if fmt is Format.GEMINI:
         return gemini_sidecar_dir(path)
+    if fmt is Format.OPENCODE:
+        return opencode_sidecar_dir(path)
     return artifact_dir_for(path)
 
 

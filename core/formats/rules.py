@@ -18,6 +18,7 @@ not an error.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -27,7 +28,10 @@ from transcript_view.core.formats.claude_markers import (
     format_file_size,
     is_prefix_utf16,
 )
+from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.model import SpillForm, SpillSite
+from transcript_view.core.formats.opencode_markers import RETENTION_MS as OPENCODE_RETENTION_MS
+from transcript_view.core.formats.opencode_markers import RETENTION_WORDS as OPENCODE_RETENTION
 from transcript_view.core.formats.qwen_markers import (
     PREVIEW_READ,
     RETENTION_WORDS,
@@ -46,6 +50,8 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
         return qwen_state(site, fc)
     if site.form in GEMINI_FORMS:
         return gemini_state(site, fc)
+    if site.form in OPENCODE_FORMS:
+        return opencode_state(site, fc)
     if not site.form.stored:
         return MarkerState.NOT_STORED, []
     name = site.file or ""
@@ -265,6 +271,83 @@ def gemini_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, li
     return _head_and_tail_state(site, fc)
 
 
+def _utc(ms: int) -> str:
+    """An epoch-milliseconds time as a person reads it, in UTC (the same on every machine)."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ms / 1000))
+    except (OverflowError, OSError, ValueError):
+        return f"{ms:,} ms after 1970"
+
+
+#: OpenCode's forms (`core.formats.opencode_markers`), whose rule is `opencode_state`.
+OPENCODE_FORMS = frozenset({SpillForm.OPENCODE_TRUNCATED, SpillForm.OPENCODE_SHELL})
+
+
+def opencode_state(
+    site: SpillSite, fc: FileCheck | None, now_ms: int | None = None
+) -> tuple[MarkerState, list[Finding]]:
+    """An OpenCode cut's badge: its file there, its start (or end) the lines the model saw, and
+    its size (or lines) the kept text's and the count's ("excerpt matches": no digest); a file
+    gone a week after it was written expired (OpenCode deletes them then), one gone sooner
+    missing. The shell's own cut is "present" when its file is (its count is not given).
+
+    `now_ms`: the time a missing file's age is taken at (None: now).
+    """
+    line, name = site.line, site.file or ""
+    if not site.safe_name:
+        said = f"the marker's path {site.path!r:.120} does not end in a plain file name"
+        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
+    if fc is None:
+        return MarkerState.CHECKING, []
+    if fc.state is FileState.MISSING:
+        where = (
+            "OpenCode's data folder has no tool-output/ folder"
+            if fc.detail.startswith("the artifact directory")
+            else "no such file in OpenCode's tool-output/"
+        )
+        now = now_ms if now_ms is not None else int(time.time() * 1000)
+        written = site.written_ms
+        if written is None or now - written >= OPENCODE_RETENTION_MS:
+            when = "" if written is None else f" (written {_utc(written)}, over 7 days ago)"
+            return MarkerState.EXPIRED, [
+                Finding("expired-artifact", line, name, f"{where}{when}; {OPENCODE_RETENTION}")
+            ]
+        return MarkerState.MISSING, [
+            Finding(
+                "missing-artifact",
+                line,
+                name,
+                f"{where}, though it was written {_utc(written)}, less than 7 days ago "
+                f"({OPENCODE_RETENTION})",
+            )
+        ]
+    if fc.state is FileState.UNREADABLE:
+        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    if site.form is SpillForm.OPENCODE_SHELL:
+        return MarkerState.PRESENT, []
+    if site.file_bytes is not None and fc.size != site.file_bytes:
+        return MarkerState.SIZE_MISMATCH, [
+            Finding(
+                "size-mismatch",
+                line,
+                name,
+                f"the marker's counts come to {site.file_bytes:,} bytes; the file has "
+                f"{fc.size:,}",
+            )
+        ]
+    if site.file_lines is not None and fc.newlines + 1 != site.file_lines:
+        return MarkerState.SIZE_MISMATCH, [
+            Finding(
+                "size-mismatch",
+                line,
+                name,
+                f"the marker's counts come to {site.file_lines:,} lines; the file has "
+                f"{fc.newlines + 1:,}",
+            )
+        ]
+    return _head_and_tail_state(site, fc)
+
+
 def record_copy(site: SpillSite, state: MarkerState) -> str | None:
     """Where the full output is read when its sidecar is missing: the field of Claude Code's
     own record that holds it inline (`SpillSite.inline_field`), which is what enter opens
@@ -437,6 +520,10 @@ def start_suffices(sites: Sequence[SpillSite], fc: FileCheck) -> bool:
     return all(start_needed(site, fc.head, fc.size) is not None for site in sites)
 
 
+#: Where a format's record names the file apart from the marker's text.
+_PATH_FIELDS = {Format.OPENCODE: "state.metadata.outputPath"}
+
+
 def site_notes(site: SpillSite) -> list[Finding]:
     """What a marker and its line say on their own, before any file is read.
 
@@ -458,8 +545,8 @@ def site_notes(site: SpillSite) -> list[Finding]:
                 "path-mismatch",
                 line,
                 name,
-                f"toolUseResult.persistedOutputPath names {site.persisted_name!r:.80}, "
-                "the marker another file",
+                f"{_PATH_FIELDS.get(site.format, 'toolUseResult.persistedOutputPath')} names "
+                f"{site.persisted_name!r:.80}, the marker another file",
             )
         )
     if site.inline_chars is not None:

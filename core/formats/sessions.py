@@ -11,6 +11,7 @@ each session read; nothing is written, and symlinks are not followed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -25,6 +26,15 @@ from transcript_view.core.formats.claude_code import claude_prompt
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.gemini import gemini_prompt
 from transcript_view.core.formats.qwen import qwen_prompt
+from transcript_view.core.opencode_store import (
+    SessionRow,
+    StoreError,
+    data_dir,
+    data_sessions,
+    is_database_file,
+    is_database_name,
+    list_database,
+)
 from transcript_view.core.transcript import TranscriptError, open_readonly
 
 #: How much of a session is read for its first prompt and start time.
@@ -55,6 +65,12 @@ def default_root(fmt: Format, env: Mapping[str, str] | None = None) -> Path:
         # `homedir()` of Gemini CLI's `utils/paths.ts`: `$GEMINI_CLI_HOME` stands for the home.
         home = env.get("GEMINI_CLI_HOME") or str(Path.home())
         return Path(home) / ".gemini" / "tmp"
+    if fmt is Format.OPENCODE:
+        # Its data folder; `$OPENCODE_DB` moves only the database (`opencode_store.databases`).
+        named = env.get("OPENCODE_DB")
+        if named and os.path.isabs(named):
+            return Path(named)
+        return data_dir(env)
     raise ValueError(f"{fmt.value} keeps no sessions folder")
 
 
@@ -133,6 +149,8 @@ def tree_format(directory: Path) -> Format | None:
     names and one session's first
     lines: a folder of reference transcripts is none of these.
     """
+    if _is_opencode_data(directory):
+        return Format.OPENCODE
     chats = _chats_format(directory)
     if chats is not None:
         return chats
@@ -247,6 +265,52 @@ def _codex_files(directory: Path, limit: int | None = None) -> Iterator[tuple[Pa
         stack.extend(sorted(subs))  # popped from the end: the newest first
 
 
+def _is_opencode_data(directory: Path) -> bool:
+    """Whether a folder is OpenCode's data folder: a database of its name, or its older
+    storage tree of sessions."""
+    try:
+        with os.scandir(directory) as it:
+            if any(is_database_name(e.name) and e.is_file(follow_symlinks=False) for e in it):
+                return True
+    except OSError:
+        return False
+    return (directory / "storage" / "session").is_dir()
+
+
+def opencode_sessions(where: Path) -> tuple[list[SessionFile], list[str]]:
+    """OpenCode's sessions in its data folder or in one database file, newest first; with one
+    line for each database that cannot be read."""
+    problems: list[str] = []
+    if is_database_file(where):
+        try:
+            rows = list_database(where)
+        except StoreError as exc:
+            rows, problems = [], [str(exc)]
+    else:
+        rows, unread = data_sessions(where)
+        problems = [why for _, why in unread]
+    return [_opencode_row(row) for row in rows], problems
+
+
+def _opencode_row(row: SessionRow) -> SessionFile:
+    import datetime as dt
+
+    started = None
+    if row.created is not None:
+        with contextlib.suppress(OverflowError, OSError, ValueError):
+            started = (
+                dt.datetime.fromtimestamp(row.created / 1000, dt.UTC)
+                .isoformat(timespec="milliseconds")
+                .replace("+00:00", "Z")
+            )
+    project = Path(row.directory).name if row.directory else ""
+    if row.parent:
+        project += f" (subagent of {row.parent})"
+    prompt = row.first_prompt or row.title
+    mtime = (row.updated or row.created or 0) / 1000
+    return SessionFile(row.path, Format.OPENCODE, project, row.size, mtime, started, prompt)
+
+
 def _session_root(directory: Path, fmt: Format) -> Path:
     if fmt is Format.CLAUDE_CODE and (directory / "projects").is_dir():
         return directory / "projects"
@@ -263,7 +327,9 @@ def list_sessions(directory: Path, fmt: Format) -> list[SessionFile]:
     """The main session files of a tree, newest first (subagent files are reached from them)."""
     root = _session_root(directory, fmt)
     out: list[SessionFile] = []
-    if fmt is Format.CODEX:
+    if fmt is Format.OPENCODE:
+        out = opencode_sessions(directory)[0]
+    elif fmt is Format.CODEX:
         for path, day in _codex_files(root):
             out.append(_describe(path, fmt, day))
     elif fmt in CHATS_FORMATS:
@@ -343,7 +409,7 @@ def _prompt(obj: dict[str, Any], fmt: Format) -> str | None:
 
 
 #: The agents `--sessions` looks for, each at its default root (`default_root`).
-AGENTS = (Format.CLAUDE_CODE, Format.CODEX, Format.GEMINI, Format.QWEN)
+AGENTS = (Format.CLAUDE_CODE, Format.CODEX, Format.GEMINI, Format.QWEN, Format.OPENCODE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +435,12 @@ def all_sessions(env: Mapping[str, str] | None = None) -> AllSessions:
     absent: list[tuple[Format, Path]] = []
     for fmt in AGENTS:
         root = default_root(fmt, env)
+        if fmt is Format.OPENCODE and root.is_file():  # `$OPENCODE_DB`, a database
+            roots.append((fmt, root))
+            found, problems = opencode_sessions(root)
+            sessions.extend(found)
+            unreadable.extend(problems)
+            continue
         try:
             with os.scandir(root):
                 pass
@@ -380,6 +452,11 @@ def all_sessions(env: Mapping[str, str] | None = None) -> AllSessions:
             unreadable.append(f"{root}: {fmt.agent}'s sessions cannot be read ({why})")
             continue
         roots.append((fmt, root))
+        if fmt is Format.OPENCODE:
+            found, problems = opencode_sessions(root)
+            sessions.extend(found)
+            unreadable.extend(problems)
+            continue
         sessions.extend(list_sessions(root, fmt))
     sessions.sort(key=lambda s: (s.mtime, str(s.path)), reverse=True)
     return AllSessions(sessions, roots, unreadable, absent)

@@ -28,6 +28,8 @@ from _support import (
     CODEX_EXAMPLE,
     EXAMPLES,
     GEMINI_EXAMPLE,
+    OPENCODE_EXAMPLE,
+    OPENCODE_STORAGE_EXAMPLE,
     QWEN_EXAMPLE,
     REFERENCE,
     REFERENCE_TRANSCRIPTS,
@@ -36,6 +38,7 @@ from _support import (
 from transcript_view.core.check import run_check
 from transcript_view.core.findings import KINDS, Severity
 from transcript_view.core.ledger import ORPHAN_KINDS
+from transcript_view.core.opencode_store import address
 from transcript_view.core.records import SiteKey
 from transcript_view.core.text import plural
 from transcript_view.viewer.app import TranscriptApp
@@ -53,6 +56,8 @@ FILES: list[tuple[str, Any]] = [
     ("example-codex", lambda d: CODEX_EXAMPLE),
     ("example-qwen", lambda d: QWEN_EXAMPLE),
     ("example-gemini", lambda d: GEMINI_EXAMPLE),
+    ("example-opencode", lambda d: OPENCODE_EXAMPLE),
+    ("example-opencode-storage", lambda d: OPENCODE_STORAGE_EXAMPLE),
     ("key-without-marker", write_key_without_marker),
     # Cases `--check` refuses (exit 2) have no JSON; the viewer refuses them too
     # (tests/robustness/test_viewer_hostile.py).
@@ -81,7 +86,8 @@ def _drawn_badge(screen: TranscriptScreen, key: SiteKey) -> str:
 @pytest.mark.parametrize("make", [m for _, m in FILES], ids=[i for i, _ in FILES])
 def test_the_viewer_shows_what_check_says(make: Any, tmp_path: Path) -> None:
     path = make(tmp_path)
-    assert path.is_file(), "a directory opens the listing, compared in its own tests"
+    # (An OpenCode session is named by a path below its database file.)
+    assert path.is_file() or address(path), "a directory opens the listing, compared apart"
     expected = _check_json(path)
     _compare(path, expected, _check_summary(path))
 

@@ -68,6 +68,9 @@ DEFERRED: dict[tuple[str, str], str] = {
     ("transcript_view.cli", CORE + ".formats.sessions"): (
         "start-up: only --claude / --codex need the agents' default folders"
     ),
+    ("transcript_view.cli", CORE + ".opencode_store"): (
+        "start-up: only a PATH that is OpenCode's (a database, a session in one) reads it"
+    ),
     ("transcript_view.cli", CORE + ".transcript"): (
         "start-up: `--help` and usage errors import nothing beyond argparse"
     ),

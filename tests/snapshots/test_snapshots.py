@@ -25,6 +25,8 @@ from _support import (
     CODEX_EXAMPLE,
     EXAMPLES,
     GEMINI_EXAMPLE,
+    OPENCODE_DATA,
+    OPENCODE_EXAMPLE,
     QWEN_EXAMPLE,
     REFERENCE,
     every_agent_home,
@@ -395,6 +397,23 @@ class TestAgentFormats:
 
         app = TranscriptApp(GEMINI_EXAMPLE)
         assert snap_compare(app, terminal_size=SIZE, run_before=last_marker)
+
+    def test_opencode_session_at_its_first_problem(self, snap_compare: Any) -> None:
+        """A session read from OpenCode's SQLite database: a cut by lines matched by its
+        file, a tail cut by bytes, an expired file, then the edited file under the cursor."""
+
+        async def first_problem(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("p")
+
+        app = TranscriptApp(OPENCODE_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=first_problem)
+
+    def test_opencode_data_folder(self, snap_compare: Any) -> None:
+        """`--opencode`: the database's sessions (a subagent's among them) and the older
+        storage tree's, newest first."""
+        app = TranscriptApp(OPENCODE_DATA)
+        assert snap_compare(app, terminal_size=SIZE, run_before=settled)
 
     def test_every_agents_sessions(
         self, snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -226,7 +226,7 @@ def test_the_viewer_refuses_a_file_that_is_no_transcript_in_one_line(tmp_path: P
     path.write_text('{"name": "x"}\n')
     out = _cli([str(path)], {})
     assert out.returncode == 2 and out.stderr.count("\n") == 1
-    assert "not a transcript" in out.stderr and "Gemini CLI session" in out.stderr
+    assert "not a transcript" in out.stderr and "Gemini CLI or OpenCode session" in out.stderr
 
 
 @sync
