@@ -434,31 +434,37 @@ def _session_columns(conn: sqlite3.Connection, session_id: str) -> dict[str, obj
 #: Each message with its id quoted as JSON by SQLite (`json_quote`: what is slow to do per row
 #: in Python; the lines are put together in Python, where SQLite's `||` would copy each
 #: row's data once per operator).
+#: A row's `data` as text, or `null` (JSON) where there is none (a number stays a number).
+_DATA_SQL = "CASE WHEN data IS NULL OR data = '' THEN 'null' ELSE CAST(data AS TEXT) END"
 _MESSAGE_SQL = (
     "SELECT CAST(id AS TEXT), json_quote(CAST(id AS TEXT)), "
-    "CASE WHEN typeof(time_created) = 'integer' THEN time_created END, data FROM message "
-    "WHERE session_id = ? ORDER BY time_created, id"
+    "CASE WHEN typeof(time_created) = 'integer' THEN CAST(time_created AS TEXT) ELSE 'null' END, "
+    f"{_DATA_SQL} "
+    "FROM message WHERE session_id = ? ORDER BY time_created, id"
+)
+#: Every part of the session's messages, in message id order (the `part (message_id, id)`
+#: index walked once): merged with the messages when their order is their ids' order.
+_PARTS_SQL = (
+    f"SELECT message_id, json_quote(CAST(id AS TEXT)), {_DATA_SQL} FROM part WHERE message_id "
+    "IN (SELECT id FROM message WHERE session_id = ?) ORDER BY message_id, id"
 )
 #: Each part, by message (the `part (message_id, id)` index).
-_PART_SQL = "SELECT json_quote(CAST(id AS TEXT)), data FROM part WHERE message_id = ? ORDER BY id"
+_PART_SQL = (
+    f"SELECT json_quote(CAST(id AS TEXT)), {_DATA_SQL} FROM part WHERE message_id = ? ORDER BY id"
+)
 _STRAY_SQL = (
-    "SELECT json_quote(CAST(message_id AS TEXT)), json_quote(CAST(id AS TEXT)), data FROM part "
-    "WHERE session_id = ? AND message_id NOT IN (SELECT id FROM message WHERE session_id = ?) "
-    "ORDER BY message_id, id"
+    f"SELECT json_quote(CAST(message_id AS TEXT)), json_quote(CAST(id AS TEXT)), {_DATA_SQL} "
+    "FROM part WHERE session_id = ? AND message_id NOT IN "
+    "(SELECT id FROM message WHERE session_id = ?) ORDER BY message_id, id"
 )
 _MESSAGE_HEAD, _CREATED = b'{"opencode":"message","id":', b',"created":'
 _PART_HEAD, _MESSAGE_KEY = b'{"opencode":"part","id":', b',"message":'
 _DATA_KEY, _END = b',"data":', b"}\n"
 
 
-def _data(value: object) -> bytes:
-    """A `data` column as the line's JSON: its bytes on one line (a raw line break in JSON
-    that parses is whitespace), or `null` when there is none."""
-    if type(value) is bytes and value:
-        if b"\n" in value or b"\r" in value:
-            return value.replace(b"\r", b" ").replace(b"\n", b" ")
-        return value
-    return _raw(value)
+def _one_line_data(value: bytes) -> bytes:
+    """A `data` text on one line: a raw line break in JSON that parses is whitespace."""
+    return value.replace(b"\r", b" ").replace(b"\n", b" ")
 
 
 def _database_lines(conn: sqlite3.Connection, session_id: str) -> Iterator[bytes]:
@@ -480,20 +486,85 @@ def _database_lines(conn: sqlite3.Connection, session_id: str) -> Iterator[bytes
                 raise
             yield from _python_lines(conn, session_id)
             return
-        parts = conn.cursor()
-        data = _data
-        for mid, qmid, created, mdata in _rows(messages):
-            key = mid.decode("utf-8", "surrogateescape") if type(mid) is bytes else mid
-            when = b"null" if created is None else str(created).encode()
-            pieces = [_MESSAGE_HEAD, qmid, _CREATED, when, _DATA_KEY, data(mdata), _END]
-            add = pieces.extend
-            for qid, pdata in parts.execute(_PART_SQL, (key,)).fetchall():
-                add((_PART_HEAD, qid, _MESSAGE_KEY, qmid, _DATA_KEY, data(pdata), _END))
-            yield b"".join(pieces)
+        if _in_id_order(conn, session_id):
+            yield from _merged(messages, conn.execute(_PARTS_SQL, (session_id,)))
+        else:
+            yield from _by_message(messages, conn.cursor())
+        fix = _one_line_data
+        part_head, message_key, data_key, end = _PART_HEAD, _MESSAGE_KEY, _DATA_KEY, _END
         for qmid, qid, pdata in _rows(conn.execute(_STRAY_SQL, (session_id, session_id))):
-            yield b"".join((_PART_HEAD, qid, _MESSAGE_KEY, qmid, _DATA_KEY, data(pdata), _END))
+            yield b"".join((part_head, qid, message_key, qmid, data_key, fix(pdata), end))
     finally:
         conn.execute("COMMIT")
+
+
+def _in_id_order(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Whether a session's messages in OpenCode's order are in their ids' order (as ids
+    ascend with time, unless the time in them wrapped: every 795 days)."""
+    last = None
+    for (mid,) in _rows(conn.execute(
+        "SELECT CAST(id AS TEXT) FROM message WHERE session_id = ? ORDER BY time_created, id",
+        (session_id,),
+    )):  # fmt: skip
+        if last is not None and not last < mid:
+            return False
+        last = mid
+    return True
+
+
+def _message_pieces(qmid: bytes, created: bytes, mdata: bytes) -> list[bytes]:
+    """A message's line, in pieces its parts' lines are added to (`created`: SQLite's text)."""
+    if b"\n" in mdata or b"\r" in mdata:
+        mdata = _one_line_data(mdata)
+    return [_MESSAGE_HEAD, qmid, _CREATED, created, _DATA_KEY, mdata, _END]
+
+
+def _merged(messages: sqlite3.Cursor, parts: sqlite3.Cursor) -> Iterator[bytes]:
+    """Each message's line and its parts', from the messages and all their parts in id
+    order (one walk of each: a query a message costs more than the rows)."""
+    fix = _one_line_data
+    part_head, message_key, data_key, end = _PART_HEAD, _MESSAGE_KEY, _DATA_KEY, _END
+    pending: list[Any] = parts.fetchmany(FETCH_ROWS)
+    at = 0
+    for mid, qmid, created, mdata in _rows(messages):
+        pieces = _message_pieces(qmid, created, mdata)
+        add = pieces.extend
+        while True:
+            if at >= len(pending):
+                pending, at = parts.fetchmany(FETCH_ROWS), 0
+                if not pending:
+                    break
+            row = pending[at]
+            if row[0] != mid:
+                break
+            at += 1
+            pdata = row[2]
+            if b"\n" in pdata or b"\r" in pdata:
+                pdata = fix(pdata)
+            add((part_head, row[1], message_key, qmid, data_key, pdata, end))
+        yield b"".join(pieces)
+    # A part no message took (its message id of another type than the message's): after them.
+    while pending[at:]:
+        for mid, qid, pdata in pending[at:]:
+            qmid = _dumps(_text(mid))
+            yield b"".join((part_head, qid, message_key, qmid, data_key, fix(pdata), end))
+        pending, at = parts.fetchmany(FETCH_ROWS), 0
+
+
+def _by_message(messages: sqlite3.Cursor, cursor: sqlite3.Cursor) -> Iterator[bytes]:
+    """Each message's line and its parts', a query a message (messages not in id order)."""
+    run = cursor.execute
+    fix = _one_line_data
+    part_head, message_key, data_key, end = _PART_HEAD, _MESSAGE_KEY, _DATA_KEY, _END
+    for mid, qmid, created, mdata in _rows(messages):
+        key = mid.decode("utf-8", "surrogateescape") if type(mid) is bytes else mid
+        pieces = _message_pieces(qmid, created, mdata)
+        add = pieces.extend
+        for qid, pdata in run(_PART_SQL, (key,)).fetchall():
+            if b"\n" in pdata or b"\r" in pdata:
+                pdata = fix(pdata)
+            add((part_head, qid, message_key, qmid, data_key, pdata, end))
+        yield b"".join(pieces)
 
 
 def _python_lines(conn: sqlite3.Connection, session_id: str) -> Iterator[bytes]:
@@ -537,11 +608,11 @@ class DatabaseExport:
         self.consumed = 0
         self._lines: Iterator[bytes] | None = None
         self._conn: sqlite3.Connection | None = None
-        self._buffer = bytearray()
+        self._carry = b""
         self._done = False
 
     def read(self, n: int) -> bytes:
-        """Up to `n` bytes of the lines; `b""` at their end.
+        """Up to `n` bytes of the lines (whole messages where they fit); `b""` at their end.
 
         Raises:
             CompressedError: the database cannot be read, or has no such session.
@@ -552,20 +623,29 @@ class DatabaseExport:
             except StoreError as exc:
                 raise CompressedError(str(exc).removeprefix(f"{self.db}: ")) from None
             self._lines = _database_lines(self._conn, self.session_id)
-        buffer = self._buffer
-        while len(buffer) < n and not self._done:
+        chunks, size = [self._carry], len(self._carry)
+        self._carry = b""
+        lines = self._lines
+        while size < n and not self._done:
             try:
-                chunk = next(self._lines, None)
+                chunk = next(lines, None)
             except sqlite3.Error as exc:
                 self._close()
                 raise CompressedError(f"the database cannot be read ({_words(exc)})") from None
             if chunk is None:
                 self._close()
                 break
-            buffer += chunk
             self.consumed += len(chunk)
-        piece = bytes(buffer[:n])
-        del buffer[:n]
+            if size + len(chunk) > n:  # kept for the next read
+                self._carry = chunk
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        piece = b"".join(chunks)
+        if not piece and self._carry:  # one message bigger than `n`: given a piece at a time
+            piece, self._carry = self._carry[:n], self._carry[n:]
+        elif len(piece) > n:
+            piece, self._carry = piece[:n], piece[n:] + self._carry
         return piece
 
     def _close(self) -> None:
@@ -713,11 +793,35 @@ def list_storage(storage: Path) -> list[SessionRow]:
                     created=_int(times.get("created")),
                     updated=_int(times.get("updated")),
                     size=size,
-                    first_prompt=None,
+                    first_prompt=_storage_prompt(storage, path.stem),
                 )
             )
     out.sort(key=lambda s: (s.updated or s.created or 0, s.id), reverse=True)
     return out
+
+
+#: How many of a session's first messages are read for its first prompt (a listing's).
+PROMPT_MESSAGES = 8
+
+
+def _storage_prompt(storage: Path, session_id: str) -> str | None:
+    """The text parts of an older session's first user message, cut to 200 characters."""
+    for path in _json_files(storage / "message" / session_id)[:PROMPT_MESSAGES]:
+        msg, _ = _read_json_file(path)
+        if not isinstance(msg, dict) or msg.get("role") != "user":
+            continue
+        texts = []
+        for ppath in _json_files(storage / "part" / path.stem):
+            part, _ = _read_json_file(ppath)
+            if (
+                isinstance(part, dict)
+                and part.get("type") == "text"
+                and not part.get("synthetic")
+                and isinstance(part.get("text"), str)
+            ):
+                texts.append(part["text"])
+        return "\n".join(texts).strip()[:200] or None
+    return None
 
 
 def is_database_file(path: Path) -> bool:

@@ -348,13 +348,16 @@ def _reopen(
     starts: bytes,
     state: tuple[int, int, int],
     copy: tuple[str, str | None] | None = None,
+    exported: bool = False,
 ) -> Transcript:
     """A pickled `Transcript` in another process: the same path reopened, the index kept.
 
     `copy`: a compressed transcript's decompressed copy (its path, and why the
-    rest could not be read), which the copy reads and leaves to its owner.
+    rest could not be read), which the copy reads and leaves to its owner;
+    `exported`: the copy is of an OpenCode session's rows.
     """
     t = Transcript(path, _copy=copy)
+    t._exported = exported
     t.artifact_dir = Path(artifact_dir)
     t._starts.frombytes(starts)
     t._scanned, t._size_at_scan, t.resets = state
@@ -482,7 +485,14 @@ class Transcript:
             starts = self._starts.tobytes()
             state = (self._scanned, self._size_at_scan, self.resets)
         copy = (self._copy[0], self.decompression_problem) if self._copy is not None else None
-        return (_reopen, (str(self.path), str(self.artifact_dir), starts, state, copy))
+        args = (str(self.path), str(self.artifact_dir), starts, state, copy, self._exported)
+        return (_reopen, args)
+
+    @property
+    def exported(self) -> bool:
+        """Whether this is an OpenCode session read through a copy made of its rows (so
+        `compressed` too: read through a private copy)."""
+        return self._exported
 
     @property
     def compressed(self) -> bool:

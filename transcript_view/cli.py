@@ -78,8 +78,9 @@ def _parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="PATH",
         help=(
-            "a transcript (an LLM::Agent transcript, a Claude Code session or a Codex "
-            "rollout) or a directory of them; --check takes several"
+            "a transcript (an LLM::Agent transcript; a Claude Code, Qwen Code, Gemini CLI or "
+            "OpenCode session, or a Codex rollout), a directory of them, or OpenCode's "
+            "database (opencode.db; opencode.db/<session id> for one); --check takes several"
         ),
     )
     p.add_argument(

@@ -299,7 +299,8 @@ SCREEN_NAMES: Final[dict[Owner, str]] = {
     Owner.ORPHANS: "orphans (`o`)",
     Owner.ORPHAN_TABLE: "orphans (`o`)",
     Owner.LISTING: "directory listing",
-    Owner.SESSIONS: "agents' sessions (`--sessions`, `--claude`, `--codex`, `--gemini`, `--qwen`)",
+    Owner.SESSIONS: "agents' sessions (`--sessions`, `--claude`, `--codex`, `--gemini`, `--qwen`, "
+    "`--opencode`)",
     Owner.FILE_VIEW: "a file (an orphan, a long line)",
     Owner.ARTIFACT: "a file (an orphan, a long line)",
     Owner.HELP: "help (`?`)",

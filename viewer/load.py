@@ -19,6 +19,8 @@ class Phase(Enum):
 
     DECOMPRESSING = "decompressing"
     """A compressed transcript is decompressed into its private copy, and indexed as it goes."""
+    EXPORTING = "reading its rows"
+    """An OpenCode session's rows are read into its private copy, and indexed as they come."""
     INDEXING = "indexing"
     READING = "reading"
     CHECKING = "checking artifacts"
@@ -53,10 +55,12 @@ class LoadState:
     analysis: Run = Run.IDLE
     poll: Run = Run.IDLE
 
-    def index_grew(self, decompressing: bool) -> None:
-        """The index took a step: still decompressing a compressed transcript, or indexing."""
-        if self.phase in (Phase.DECOMPRESSING, Phase.INDEXING):
-            self.phase = Phase.DECOMPRESSING if decompressing else Phase.INDEXING
+    def index_grew(self, decompressing: bool, exported: bool = False) -> None:
+        """The index took a step: still decompressing a compressed transcript (or reading an
+        OpenCode session's rows: `exported`), or indexing."""
+        if self.phase in (Phase.DECOMPRESSING, Phase.EXPORTING, Phase.INDEXING):
+            copying = Phase.EXPORTING if exported else Phase.DECOMPRESSING
+            self.phase = copying if decompressing else Phase.INDEXING
 
     def failed_to_open(self) -> None:
         """The transcript cannot be read at all."""

@@ -201,7 +201,7 @@ class TranscriptScreen(Screen[None]):
             self._say(self.error or "cannot open", title="Cannot open", severity="error")
             return
         if self.transcript.compressed:
-            self.load.index_grew(decompressing=True)
+            self.load.index_grew(decompressing=True, exported=self.transcript.exported)
         self._show_phase()
         self._index(self.transcript)
 
@@ -311,7 +311,8 @@ class TranscriptScreen(Screen[None]):
     def on_index_progress(self, msg: IndexProgress) -> None:
         """Show progress, lay out what is indexed, and analyse once the index is whole."""
         self.header.lines = msg.lines
-        self.load.index_grew(msg.decompressing)
+        exported = self.transcript is not None and self.transcript.exported
+        self.load.index_grew(msg.decompressing, exported)
         if not msg.complete:
             self._show_phase(msg.done_bytes, msg.total_bytes)
         size = max(msg.total_bytes, msg.size_bytes)  # a compressed file's: at least this
@@ -323,9 +324,12 @@ class TranscriptScreen(Screen[None]):
         if msg.complete:
             problem = self.transcript.decompression_problem if self.transcript else None
             if problem is not None:
+                exported = self.transcript is not None and self.transcript.exported
+                verb = "read" if exported else "decompressed"
+                what = "session" if exported else "compressed file"
                 self._say(
-                    f"{problem}. Shown: the {plural(msg.lines, 'line')} decompressed before it.",
-                    title="Cannot read all of this compressed file",
+                    f"{problem}. Shown: the {plural(msg.lines, 'line')} {verb} before it.",
+                    title=f"Cannot read all of this {what}",
                     severity="error",
                 )
             self._start_analysis()
@@ -520,7 +524,10 @@ class TranscriptScreen(Screen[None]):
         """
         if not self.following and self.transcript is not None and self.transcript.compressed:
             self._say(
-                "A compressed rollout is not being written (Codex compresses one a week "
+                "An OpenCode session is read from its database as it was when it was opened: "
+                "there is nothing to follow (open it again for its newer rows)."
+                if self.transcript.exported
+                else "A compressed rollout is not being written (Codex compresses one a week "
                 "after its last line): there is nothing to follow."
             )
             return

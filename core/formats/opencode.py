@@ -167,22 +167,30 @@ def tool_text(state: object) -> str | None:
 
 
 def _get(obj: object, name: str) -> object:
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None) if isinstance(obj, msgspec.Struct) else None
 
 
 def part_chars(data: object) -> int:
     """The characters of a part that an estimate of the context counts: texts and reasoning,
-    a tool's input (as JSON) and what it returned; nothing for the bookkeeping parts."""
-    kind = _get(data, "type")
-    if kind in ("text", "reasoning"):
-        if _get(data, "ignored") is True:
-            return 0
-        text = _get(data, "text")
-        return len(text) if type(text) is str else 0
+    a tool's input (as JSON) and what it returned; nothing for the bookkeeping parts.
+
+    Of the pass's typed `Data` or of a part decoded otherwise (a mapping), alike.
+    """
+    if type(data) is Data:
+        kind, text, ignored, state = data.type, data.text, data.ignored, data.state
+    elif isinstance(data, Mapping):
+        kind, text, ignored = data.get("type"), data.get("text"), data.get("ignored")
+        state = data.get("state")
+    else:
+        return 0
+    if kind == "text" or kind == "reasoning":
+        return len(text) if type(text) is str and ignored is not True else 0
     if kind == "tool":
-        state = _get(data, "state")
-        text = tool_text(state)
-        return _json_chars(_get(state, "input")) + (len(text) if text is not None else 0)
+        result = tool_text(state)
+        args = state.input if type(state) is State else _get(state, "input")
+        return _json_chars(args) + (len(result) if result is not None else 0)
     if kind == "compaction":
         return len(COMPACTION_PROMPT)
     return 0
@@ -190,26 +198,39 @@ def part_chars(data: object) -> int:
 
 def is_compacted(state: object) -> bool:
     """Whether OpenCode cleared a tool's result from the history later (`time.compacted`)."""
-    times = _get(state, "time")
-    value = _get(times, "compacted") if times is not None else None
+    times = state.time if type(state) is State else _get(state, "time")
+    if type(times) is Times:
+        value = times.compacted
+    else:
+        value = _get(times, "compacted") if isinstance(times, Mapping) else None
     return value is not None and value is not False
 
 
 def step_tokens(tokens: object) -> int:
     """The prompt a call was sent, in tokens, as its `step-finish` records it: `input +
     cache.read + cache.write` (-1: not recorded)."""
-    total = 0
-    for value in (
-        _get(tokens, "input"),
-        _get(_get(tokens, "cache"), "read"),
-        _get(_get(tokens, "cache"), "write"),
-    ):
+    if type(tokens) is Tokens:
+        first, cache = tokens.input, tokens.cache
+    elif isinstance(tokens, Mapping):
+        first, cache = tokens.get("input"), tokens.get("cache")
+    else:
+        return -1
+    if type(cache) is Cache:
+        read, write = cache.read, cache.write
+    elif isinstance(cache, Mapping):
+        read, write = cache.get("read"), cache.get("write")
+    else:
+        read = write = None
+    if type(first) is not int or first < 0:
+        return -1
+    total = first
+    for value in (read, write):
         if value is None:
             continue
         if type(value) is not int or value < 0:
             return -1
         total += value
-    return total if _get(tokens, "input") is not None else -1
+    return total
 
 
 def part_sites(

@@ -474,3 +474,86 @@ def test_a_database_that_cannot_be_read_is_one_line_in_the_listing(tmp_path: Pat
     sessions, problems = opencode_sessions(data)
     assert sessions == [] and len(problems) == 1
     assert problems[0].startswith(f"{data / 'opencode.db'}: ")
+
+
+def test_the_export_read_in_small_pieces_is_the_same_bytes(tmp_path: Path) -> None:
+    """A message bigger than what is asked for is given a piece at a time, never lost."""
+    from transcript_view.core.opencode_store import DatabaseExport
+
+    s = _session(tmp_path)
+    s.tool("bash", {"command": "pytest"}, LOG)
+    s.finish()
+    path = s.write()
+    whole = DatabaseExport(s.db, s.session_id)
+    expected = whole.read(1 << 30)
+    assert whole.read(1 << 30) == b"" and expected.count(b"\n") == 8
+    pieces = DatabaseExport(s.db, s.session_id)
+    got = b""
+    while piece := pieces.read(97):
+        assert len(piece) <= 97
+        got += piece
+    assert got == expected
+    t = Transcript.open(path)
+    try:
+        assert t.copy_path is not None and t.copy_path.read_bytes() == expected
+    finally:
+        t.close()
+
+
+def test_without_sqlites_json_functions_the_lines_are_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SQLite built without JSON functions: the lines are made in Python, byte for byte."""
+    from transcript_view.core import opencode_store as store
+
+    s = _session(tmp_path)
+    s.tool("bash", {"command": "pytest"}, LOG)
+    s.finish()
+    s.write()
+    expected = store.DatabaseExport(s.db, s.session_id).read(1 << 30)
+    missing = store._MESSAGE_SQL.replace("json_quote(", "json_quote_absent(")
+    monkeypatch.setattr(store, "_MESSAGE_SQL", missing)
+    assert store.DatabaseExport(s.db, s.session_id).read(1 << 30) == expected
+
+
+def test_messages_out_of_id_order_keep_opencodes_order_and_their_parts(tmp_path: Path) -> None:
+    """Ids carry the time modulo 2^36 ms: after a wrap a later message's id sorts first.
+    OpenCode orders by `time_created`; each message keeps its own parts."""
+    s = _session(tmp_path)
+    s.finish()
+    s.write()
+    conn = sqlite3.connect(s.db)
+    (first,) = conn.execute("SELECT id FROM message ORDER BY time_created LIMIT 1").fetchone()
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("UPDATE message SET id = 'msg_ffffffffffffWrapped000001' WHERE id = ?", (first,))
+    conn.execute("UPDATE part SET message_id = 'msg_ffffffffffffWrapped000001' "
+                 "WHERE message_id = ?", (first,))  # fmt: skip
+    conn.commit()
+    conn.close()
+    t = Transcript.open(s.path)
+    try:
+        objs = [json.loads(t.raw_line(n)) for n in range(2, t.line_count + 1)]
+    finally:
+        t.close()
+    assert objs[0]["id"] == "msg_ffffffffffffWrapped000001"  # first by time, last by id
+    assert objs[1]["message"] == objs[0]["id"] and objs[1]["data"]["type"] == "text"
+    assert [o["opencode"] for o in objs] == ["message", "part", "message", "part", "part",
+                                            "part"]  # fmt: skip
+
+
+def test_a_session_sent_to_a_worker_process_is_still_read_from_its_copy(tmp_path: Path) -> None:
+    import pickle
+
+    s = _session(tmp_path)
+    s.finish()
+    t = Transcript.open(s.write())
+    try:
+        again = pickle.loads(pickle.dumps(t))
+        try:
+            assert again.exported and again.copy_path == t.copy_path
+            assert again.raw_line(1) == t.raw_line(1)
+        finally:
+            again.close()
+        assert t.exported and t.compressed
+    finally:
+        t.close()

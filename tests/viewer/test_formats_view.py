@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 from _pilot import settle, sync
 from _screen import SIZE, assert_counting_matches_building, assert_layout_consistent
-from _support import CLAUDE_EXAMPLE, CODEX_EXAMPLE, EXAMPLES, QWEN_EXAMPLE, ROOT
+from _support import (
+    CLAUDE_EXAMPLE,
+    CODEX_EXAMPLE,
+    EXAMPLES,
+    OPENCODE_DATA,
+    OPENCODE_EXAMPLE,
+    QWEN_EXAMPLE,
+    ROOT,
+)
 
 from transcript_view.core.formats import Format
 from transcript_view.core.formats.model import SpillForm, SpillSite
@@ -540,3 +548,104 @@ def test_gemini_checks_the_default_sessions_folder(tmp_path: Path) -> None:
     assert out.returncode == 1, out.stderr  # the example has a missing file on purpose
     assert out.stdout.count("(Gemini CLI session)") == 1
     assert "2 match their files (head, tail and length" in out.stdout
+
+
+@sync
+async def test_enter_on_an_opencode_cut_opens_its_tool_output_file_with_its_head_seen() -> None:
+    app = TranscriptApp(OPENCODE_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        assert screen.header.verified == 2  # matched: kept lines and counts (no digest)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        ((key, art),) = screen.artifacts.items()
+        site = screen.analysis.excerpt_sites[0]
+        assert isinstance(site, SpillSite) and key == site.key
+        assert site.form is SpillForm.OPENCODE_TRUNCATED
+        assert art.state is MarkerState.EXCERPT_MATCHES
+        # Found by basename in tool-output/ beside the database, not at the marker's path.
+        assert art.lines.path.parent == OPENCODE_DATA / "tool-output"
+        assert site.preview and preview_bytes(site, site.preview.encode()) > 0
+        assert_counting_matches_building(screen)
+
+
+@sync
+async def test_an_opencode_data_folder_lists_its_sessions_and_a_click_opens_one() -> None:
+    from textual.widgets import DataTable
+
+    app = TranscriptApp(OPENCODE_DATA)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen) and screen.format is Format.OPENCODE
+        titles = [s.first_prompt for s in screen.sessions]
+        assert titles == [
+            "List the ten slowest tests.",
+            "The test suite is slow and something fails; find out what.",
+            "Install the dependencies.",
+        ]
+        assert "subagent of ses_5b1d" in screen.sessions[0].project
+        assert all(r.counts is not None for r in screen.results.values())
+        table = screen.query_one("#sessions-table", DataTable)
+        await pilot.click(table, offset=(8, 2))  # the header, then the second session
+        await settle(pilot)
+        assert table.cursor_row == 1 and app.screen is screen  # a click moves the cursor
+        await pilot.click(table, offset=(8, 2))  # and one on the cursor's row opens it
+        await settle(pilot)
+        opened = app.screen
+        assert isinstance(opened, TranscriptScreen) and opened.path == OPENCODE_EXAMPLE
+        assert opened.format is Format.OPENCODE
+
+
+def test_opencode_checks_its_default_data_folder_and_its_database(tmp_path: Path) -> None:
+    import shutil
+
+    data = tmp_path / "share" / "opencode"
+    shutil.copytree(OPENCODE_DATA, data)
+    out = _cli(["--check", "--opencode"], {"XDG_DATA_HOME": str(tmp_path / "share")})
+    assert out.returncode == 1, out.stderr  # the example has an edited file on purpose
+    assert out.stdout.count("(OpenCode session)") == 3  # two in the database, one older
+    assert "2 match their files (kept lines and counts" in out.stdout
+    moved = tmp_path / "elsewhere.db"
+    shutil.copy(data / "opencode.db", moved)
+    out = _cli(["--check", "--opencode"], {"OPENCODE_DB": str(moved)})
+    assert out.stdout.count("(OpenCode session)") == 2, out.stderr
+    missing = _cli(["--opencode"], {"XDG_DATA_HOME": str(tmp_path / "nowhere")})
+    assert missing.returncode == 2 and "no such directory" in missing.stderr
+    before = {p: p.stat().st_mtime_ns for p in data.rglob("*")}
+    assert _cli(["--check", str(data / "opencode.db")], {}).returncode == 1
+    assert {p: p.stat().st_mtime_ns for p in data.rglob("*")} == before  # nothing written
+
+
+@sync
+async def test_an_opencode_session_has_nothing_to_follow_and_leaves_no_copy(tmp_path: Path) -> None:
+    import shutil
+    import tempfile
+
+    from transcript_view.viewer.load import LoadState, Phase
+
+    def copies() -> set[str]:
+        return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("transcript-view-")}
+
+    data = tmp_path / "opencode"
+    shutil.copytree(OPENCODE_DATA, data)
+    before = copies()
+    app = TranscriptApp(data / OPENCODE_EXAMPLE.relative_to(OPENCODE_DATA))
+    toasts: list[str] = []
+    app.notify = lambda message, **k: toasts.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and not screen.following
+        assert any("An OpenCode session is read from its database" in t for t in toasts)
+    assert copies() == before  # the private copy went with the screen
+    assert sorted(p.name for p in data.iterdir()) == ["opencode.db", "storage", "tool-output"]
+    load = LoadState()
+    load.index_grew(decompressing=True, exported=True)
+    assert load.phase is Phase.EXPORTING and load.phase.label == "reading its rows"
