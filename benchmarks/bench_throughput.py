@@ -14,11 +14,13 @@ run, and prints it. Medians of 3, warm page cache.
 * **large artifacts** — the check benchmark's transcript (100 artifacts, 1,000
   MiB) against the floor of its transcript plus `sha256sum` of its artifacts.
   Target <= 1.25x.
-* **Claude Code, Codex, 64 MiB / 256 MiB; Qwen Code, Gemini CLI, OpenCode, 256 MiB** —
+* **Claude Code, Codex, 64 MiB / 256 MiB; Qwen Code, Gemini CLI, OpenCode, Copilot CLI,
+  256 MiB** —
   `gen.claude_session` / `gen.codex_rollout` / `gen.qwen_session` (8 stubs verified by
   sha256) / `gen.gemini_session` (each message written again as it changes, 8 cuts
   matched by head and tail) / `gen.opencode_session` (a SQLite database; its floor reads
-  every row as the export does and parses its data; 8 cuts matched by lines and count);
+  every row as the export does and parses its data; 8 cuts matched by lines and count) /
+  `gen.copilot_session` (a usage record a call, 8 large-output markers);
   target <= 2x the floor.
 * **thousands of files** — a 1 GiB transcript with 5,000 artifacts of 64 KiB,
   and a Claude Code session with 2,000 sidecars of 200 KB
@@ -58,6 +60,7 @@ from gen import (  # noqa: E402
     claude_session,
     claude_sidecars,
     codex_rollout,
+    copilot_session,
     gemini_session,
     line_sizes,
     opencode_session,
@@ -222,6 +225,7 @@ def inputs(keys: Collection[str] | None = None) -> dict[str, Path]:
         "opencode-256m": lambda: opencode_session(
             data / "throughput-opencode-256m", size(256 * MiB)
         ),
+        "copilot-256m": lambda: copilot_session(data / "throughput-copilot-256m", size(256 * MiB)),
         "artifacts": lambda: transcript(
             data / "check-1g.jsonl",
             1 * MiB,
@@ -334,6 +338,7 @@ def run(runs: int = RUNS) -> list[Row]:
         ("qwen-256m", "Qwen Code session", "target <= 2"),
         ("gemini-256m", "Gemini CLI session", "target <= 2"),
         ("opencode-256m", "OpenCode session (SQLite)", "target <= 2"),
+        ("copilot-256m", "Copilot CLI session", "target <= 2"),
     ]
     for name in SMALL_LINES:
         for tag in ("256m", "1g"):

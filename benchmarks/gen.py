@@ -534,6 +534,50 @@ def gemini_session(home: Path, size: int, spills: int = 8) -> Path:
     return _jsonl(path, size, rounds, compact=True)
 
 
+def copilot_session(home: Path, size: int, spills: int = 8) -> Path:
+    """A Copilot CLI session of about `size` bytes under `home` (as `~/.copilot` holds one):
+    rounds of a prompt, a turn with its usage record (a call), the model's message with a
+    tool request, the tool's start and its result, and `spills` results over the threshold
+    as Copilot CLI's large-output marker (`tests/_copilot.py`; their files are never read)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from _copilot import too_large
+
+    sid = "4f6b2d1e-7a3c-4e5f-9b8a-00000000bench"
+    path = home / "session-state" / sid / "events.jsonl"
+    filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 8
+    body = "".join(f"line {i:05d}: {filler[:100]}\n" for i in range(600))
+    rounds_total = max(size // 2200, 1)
+    every = max(rounds_total // max(spills, 1), 1)
+
+    def event(i: int, k: int, kind: str, data: dict[str, object]) -> dict[str, object]:
+        return {"type": kind, "data": data, "id": f"{i:012d}-{k}", "timestamp": _ts(i),
+                "parentId": f"{i:012d}-{k - 1}" if k else None}  # fmt: skip
+
+    def rounds(i: int) -> list[dict[str, object]]:
+        call = f"call_{i:012d}"
+        output = f"result {i}: {filler}"
+        if i % every == 0 and i // every <= spills:
+            output = too_large(body, f"/tmp/{i}-copilot-tool-output-{i:032x}.txt")
+        return [
+            event(i, 0, "user.message", {"content": f"step {i}: {filler[:160]}",
+                                         "transformedContent": f"step {i}: {filler[:160]}"}),
+            event(i, 1, "assistant.turn_start", {"turnId": str(i)}),
+            event(i, 2, "session.usage_record", {"usage": {
+                "model": "gpt-4.1", "inputTokens": 1200 + i, "outputTokens": 40,
+                "maxPromptTokens": 64_000}}),
+            event(i, 3, "assistant.message", {"messageId": f"m{i}", "content": "running it",
+                  "toolRequests": [{"toolCallId": call, "name": "bash",
+                                    "arguments": {"command": "ls -la"}}]}),
+            event(i, 4, "tool.execution_start", {"toolCallId": call, "toolName": "bash",
+                                                 "arguments": {"command": "ls -la"}}),
+            event(i, 5, "tool.execution_complete", {"toolCallId": call, "success": True,
+                                                    "result": {"content": output}}),
+            event(i, 6, "assistant.turn_end", {"turnId": str(i)}),
+        ]  # fmt: skip
+
+    return _jsonl(path, size, rounds, compact=True)
+
+
 def opencode_session(data: Path, size: int, spills: int = 8) -> Path:
     """An OpenCode session of about `size` bytes of rows in a real SQLite database at
     `data/opencode.db` (OpenCode's schema, `tests/_opencode.py`): rounds of a user message

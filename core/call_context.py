@@ -50,6 +50,7 @@ from transcript_view.core.calls import Compaction, ModelCall, estimate_tokens
 from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats import claude_lines as cl
 from transcript_view.core.formats import codex as cx
+from transcript_view.core.formats import copilot as cp
 from transcript_view.core.formats import gemini as gm
 from transcript_view.core.formats import opencode as oc
 from transcript_view.core.formats import qwen as qw
@@ -246,6 +247,9 @@ def context_of_call(
         chars, replay = sum(e.chars for e in made), None
     elif analysis.format is Format.OPENCODE:
         made, compaction, problems = _opencode(transcript, analysis, stop)
+        chars, replay = sum(e.chars for e in made), None
+    elif analysis.format is Format.COPILOT:
+        made, compaction, problems = _copilot(transcript, analysis, stop)
         chars, replay = sum(e.chars for e in made), None
     else:
         made, compaction, problems = _claude(transcript, analysis, stop)
@@ -849,6 +853,38 @@ def _opencode(
             out.append(ContextEntry(line, "tool", chars, "tool call and result"))
         else:
             what = "reasoning" if kind == "reasoning" else "message"
+            out.append(ContextEntry(line, role, chars, what))
+    return tuple(out), compaction, []
+
+
+# -- Copilot CLI ---------------------------------------------------------------------------------
+
+_COPILOT_ROLES = {
+    cp.USER: ("user", "message"),
+    cp.ASSISTANT: ("assistant", "message"),
+    cp.RESULT: ("tool", "tool result"),
+    cp.SYSTEM: ("system", "system message"),
+}
+
+
+def _copilot(
+    t: Transcript, analysis: SessionAnalysis, stop: int
+) -> tuple[tuple[ContextEntry, ...], Compaction | None, list[str]]:
+    """The events sent before line `stop`: since the last compaction (its summary first) or
+    truncation (what it kept is not said: from there on), each that is what the model got."""
+    compaction = _last_reset(analysis.calls.compactions, stop)
+    start = compaction.line if compaction is not None else 1
+    out: list[ContextEntry] = []
+    for line in range(start, min(stop - 1, t.line_count) + 1):
+        obj = _qwen_record(t, line)
+        if obj is None or cp.record_role(obj) not in (cp.INPUT, cp.RESET):
+            continue
+        chars = cp.record_chars(obj)
+        kind = obj.get("type")
+        if kind == cp.COMPACTED:
+            out.append(ContextEntry(line, "summary", chars, "compaction summary", summary=True))
+        elif isinstance(kind, str) and kind in _COPILOT_ROLES:
+            role, what = _COPILOT_ROLES[kind]
             out.append(ContextEntry(line, role, chars, what))
     return tuple(out), compaction, []
 

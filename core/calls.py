@@ -61,6 +61,7 @@ REFERENCE_INPUT_TOKENS = 5
 QWEN_USAGE = 6
 GEMINI_TOKENS = 7
 OPENCODE_TOKENS = 8
+COPILOT_USAGE = 9
 
 #: The field each code names, as `--context` prints it.
 FIELDS = (
@@ -73,13 +74,18 @@ FIELDS = (
     "usageMetadata.promptTokenCount",
     "tokens.input",
     "step-finish tokens: input + cache.read + cache.write",
+    "session.usage_record: usage.inputTokens",
 )
 
 #: Where a recorded window comes from (Codex's; Qwen Code's is `RECORDED_WINDOWS`).
 RECORDED_WINDOW = "token_count: info.model_context_window"
 #: Where a recorded window comes from, by the source of the call's size (it is recorded
 #: beside it): Codex's `token_count`, Qwen Code's assistant record.
-RECORDED_WINDOWS = {CODEX_TOKEN_COUNT: RECORDED_WINDOW, QWEN_USAGE: "contextWindowSize"}
+RECORDED_WINDOWS = {
+    CODEX_TOKEN_COUNT: RECORDED_WINDOW,
+    QWEN_USAGE: "contextWindowSize",
+    COPILOT_USAGE: "usage.maxPromptTokens (the prompt's limit)",
+}
 
 # -- the window table ------------------------------------------------------------------------
 

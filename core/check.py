@@ -70,6 +70,11 @@ def checked_words(report: Report) -> str:
         return words
     if report.format is Format.CODEX:
         return "nothing stored to check (this format keeps no sidecars)"
+    if report.format is Format.COPILOT:
+        return (
+            "nothing stored to check (its large outputs went to the OS temp folder, "
+            "emptied when the session ends)"
+        )
     if report.format is Format.GEMINI:
         n = report.matched
         words = f"{n:,} {'matches its file' if n == 1 else 'match their files'} (head, tail "

@@ -49,7 +49,7 @@ from transcript_view.core.call_context import call_at_line
 from transcript_view.core.calls import Compaction, ModelCalls, estimate_tokens
 from transcript_view.core.envelopes import Compaction as CompactionEnvelope
 from transcript_view.core.envelopes import Message
-from transcript_view.core.formats import gemini, opencode, qwen
+from transcript_view.core.formats import copilot, gemini, opencode, qwen
 from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.codex import (
     COMPACTION_ITEMS,
@@ -250,6 +250,8 @@ def line_chars(fmt: Format, obj: object) -> int:
         return gemini.record_chars(obj)
     if fmt is Format.OPENCODE:
         return opencode.record_chars(obj)
+    if fmt is Format.COPILOT:
+        return copilot.record_chars(obj)
     if fmt is Format.CODEX:
         item = obj.get("payload")
         if obj.get("type") != "response_item" or not isinstance(item, Mapping):
@@ -314,6 +316,8 @@ def _role(fmt: Format, raw: bytes, line: int, offset: int) -> tuple[str | None, 
         return gemini.record_role(obj), obj
     if fmt is Format.OPENCODE:
         return opencode.record_role(obj), obj
+    if fmt is Format.COPILOT:
+        return copilot.record_role(obj), obj
     if fmt is Format.CLAUDE_CODE:
         # An attachment is context Claude Code adds to the next request, its size unrecorded:
         # a difference across one is not the items' alone.
@@ -352,6 +356,8 @@ def _is_result(fmt: Format, obj: object) -> bool:
         return False  # results are in the model's own message (`toolCalls[].result`)
     if fmt is Format.OPENCODE:
         return opencode.is_tool_result(obj)
+    if fmt is Format.COPILOT:
+        return copilot.is_tool_result(obj)
     if fmt is Format.CODEX:
         item = obj.get("payload")
         return isinstance(item, Mapping) and item.get("type") in OUTPUT_TYPES
@@ -745,7 +751,9 @@ class CompactionFigures:
         """"compaction · trigger auto" (the first row); `summary`: with what became of the
         summary when it cannot be read (a view that says so on its own row leaves it out)."""
         c = self.compaction
-        what = "microcompaction" if not c.resets else "compaction"
+        what = "microcompaction" if not c.resets else (
+            "truncation" if c.kind == "truncation" else "compaction"
+        )
         said = f"{what} · trigger {c.trigger or 'not recorded'}"
         if c.tokens_saved is not None:
             said += f" · saved {c.tokens_saved:,} tokens (microcompactMetadata.tokensSaved)"

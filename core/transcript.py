@@ -21,6 +21,7 @@ import concurrent.futures
 import contextlib
 import json
 import os
+import re
 import stat
 import threading
 from array import array
@@ -35,7 +36,15 @@ import msgspec
 
 from transcript_view.core import native, parallel
 from transcript_view.core.artifacts import artifact_dir_for
-from transcript_view.core.compressed import Decoder, Inflated, is_zstd, plain_path, unreadable
+from transcript_view.core.compressed import (
+    CompressedError,
+    Decoder,
+    Inflated,
+    is_zstd,
+    plain_path,
+    read_head,
+    unreadable,
+)
 from transcript_view.core.documents import KEY_BYTES, DocumentDecoder, is_chat_document
 from transcript_view.core.envelopes import ENVELOPE_VERSION, Envelope, make_envelope
 from transcript_view.core.findings import Finding
@@ -325,6 +334,35 @@ def open_readonly(path: Path) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def first_json_string(path: Path, pattern: re.Pattern[bytes], head_bytes: int) -> str | None:
+    """The JSON string `pattern`'s group 1 finds first in a file's first `head_bytes` (a
+    compressed file's, decompressed), decoded; None when there is none or it cannot be read.
+
+    What an agent's session says of itself near its start (Qwen Code's `cwd`, Gemini
+    CLI's `sessionId`), read without reading the rest.
+    """
+    try:
+        fd = open_readonly(path)
+    except (OSError, TranscriptError):
+        return None
+    try:
+        head = os.pread(fd, head_bytes, 0)
+        if is_zstd(head):
+            head = read_head(fd, head_bytes)[0]
+    except (OSError, CompressedError):
+        return None
+    finally:
+        os.close(fd)
+    m = pattern.search(head)
+    if m is None:
+        return None
+    try:
+        value = json.loads(m[1])
+    except ValueError:
+        return None
+    return value if isinstance(value, str) and value else None
 
 
 def describe_mode(mode: int) -> str:

@@ -39,6 +39,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from _copilot import CopilotSession  # noqa: E402
 from _gemini import GeminiSession  # noqa: E402
 from _opencode import OpenCodeSession, write_storage  # noqa: E402
 from _qwen import QwenSession  # noqa: E402
@@ -506,14 +507,56 @@ def opencode(root: Path) -> Path:
     return path
 
 
+def copilot(root: Path) -> Path:
+    """A GitHub Copilot CLI session under `copilot/` as `~/.copilot` holds it
+    (`session-state/<id>/events.jsonl`): two outputs over the threshold (their files were in
+    the OS temp folder, emptied when the session ended), a usage record a call, a
+    compaction, a truncation, and the damage a crash leaves: an event cut short with the next
+    run into it, and NUL bytes at the end."""
+    s = CopilotSession(root / "copilot")
+    s.started()
+    s.event("system.message", {"content": "You are the GitHub Copilot CLI, a terminal assistant."})
+    s.user("The test suite is slow and something fails; find out what.")
+    s.call(9_850)
+    s.assistant("Running the suite.", [("call_01test", "bash", {"command": "pytest -q"})])
+    tests = "".join(f"PASS tests/test_{i:04d}.py::test_case ({i % 7}.{i % 10}s)\n"
+                    for i in range(1400)) + "FAIL tests/test_1400.py::test_login\n"  # fmt: skip
+    first = "1796412667518-copilot-tool-output-3704-8d7d30e5-9111-4e99-8d0c-4a9da33db938.txt"
+    s.spilled("call_01test", tests, first)
+    s.call(11_020)
+    s.assistant("test_login fails. Its log:", [("call_02log", "view", {"path": "build/test.log"})])
+    s.result("call_02log", build_log()[:4000])
+    s.call(12_400)
+    s.assistant("And the handlers:", [("call_03grep", "grep", {"pattern": "def handler_"})])
+    s.spilled("call_03grep", grep_output() * 3,
+              "1796412728564-copilot-tool-output-9e11e1ae7c9e4d579d11eb971ebdc35b.txt")  # fmt: skip
+    s.compaction(24_137, 10_519, "The user asked why the suite is slow and what fails. "
+                 "test_login times out (tests/test_1400.py).")  # fmt: skip
+    s.user("Fix test_login without touching the timeout.")
+    s.call(10_600)
+    s.assistant("Then the retry count is the thing to change.")
+    s.truncation(21_300, 10_483)
+    s.call(10_700)
+    s.assistant("Done: retries=3 in src/login.py.")
+    s.shutdown()
+    lines = s.text().split(b"\n")
+    cut = len(lines) - 5  # an event cut short, the next run into it (a crash mid-write)
+    lines[cut] = lines[cut][:64] + lines[cut + 1]
+    del lines[cut + 1]
+    s.path.parent.mkdir(parents=True, exist_ok=True)
+    s.path.write_bytes(b"\n".join(lines) + b"\x00" * 256)
+    return s.path
+
+
 def main() -> None:
-    names = sys.argv[1:] or ["claude", "codex", "qwen", "gemini", "opencode"]
+    names = sys.argv[1:] or ["claude", "codex", "qwen", "gemini", "opencode", "copilot"]
     makers = {
         "claude": claude,
         "codex": codex,
         "qwen": qwen,
         "gemini": gemini,
         "opencode": opencode,
+        "copilot": copilot,
     }
     for name in names:
         shutil.rmtree(HERE / name, ignore_errors=True)

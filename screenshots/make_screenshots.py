@@ -150,6 +150,7 @@ CODEX = (
 QWEN = "qwen/projects/-Users-someone-proj/chats/7b0e2c1a-5d3f-4e6a-9b8c-0d1e2f3a4b5c.jsonl"
 GEMINI = "gemini/tmp/proj/chats/session-2026-11-20T10-00-3f9a2c1e.jsonl"
 OPENCODE = "opencode/opencode.db/ses_5b1d3c7e9ffeRk2mZ8qL4tXw9a"
+COPILOT = "copilot/session-state/4f6b2d1e-7a3c-4e5f-9b8a-1c2d3e4f5a6b/events.jsonl"
 
 SHOTS: list[tuple[str, str, Script]] = [
     ("demo", "demo.jsonl", nothing),
@@ -171,6 +172,7 @@ SHOTS: list[tuple[str, str, Script]] = [
     ("gemini-session", GEMINI, nothing),
     ("opencode-session", OPENCODE, first_problem),
     ("opencode-sessions", "opencode", nothing),
+    ("copilot-session", COPILOT, first_problem),
 ]
 
 

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from _copilot import CopilotSession
+from _copilot import too_large as copilot_too_large
 from _gemini import GeminiSession
 from _gemini import truncated as gemini_truncated
 from _opencode import OpenCodeSession
@@ -1058,6 +1060,94 @@ CASES += [
     ),
 ]
 
+# -- Copilot CLI ------------------------------------------------------------------------------
+
+_COPILOT_FILE = "1796412667518-copilot-tool-output-3704-8d7d30e5-9111-4e99-8d0c-4a9da33db938.txt"
+
+
+def _copilot(d: Path) -> CopilotSession:
+    s = CopilotSession(d / ".copilot")
+    s.started()
+    s.user("go")
+    s.call(900)
+    s.assistant("running", [("call_1", "bash", {"command": "cat big"})])
+    return s
+
+
+def _copilot_other_machine(d: Path) -> Path:
+    # The marker's absolute path exists here (a temp folder): it is never opened.
+    outside = d / "tmp"
+    outside.mkdir()
+    (outside / _COPILOT_FILE).write_text(numbered(3000))
+    s = _copilot(d)
+    s.spilled("call_1", numbered(3000), _COPILOT_FILE, tmp=str(outside))
+    return s.write()
+
+
+def _copilot_quoted(d: Path) -> Path:
+    s = _copilot(d)
+    text = copilot_too_large(numbered(3000), f"/tmp/{_COPILOT_FILE}")
+    s.result("call_1", f"Copilot CLI answers a big output with:\n\n{text}\n\nand that is all.")
+    return s.write()
+
+
+def _copilot_ansi(d: Path) -> Path:
+    s = _copilot(d)
+    s.spilled("call_1", SGR_OUTPUT + "\x1b]0;title\x07\u202e" + numbered(3000), _COPILOT_FILE)
+    return s.write()
+
+
+def _copilot_nuls(d: Path) -> Path:
+    s = _copilot(d)
+    s.result("call_1", "ok")
+    return s.write(tail=b"\x00" * 4096)
+
+
+def _copilot_run_together(d: Path) -> Path:
+    s = _copilot(d)
+    s.result("call_1", "ok")
+    s.call(950)
+    s.assistant("done")
+    lines = s.text().split(b"\n")  # [..., result, turn start, usage, message, ""]
+    lines[-5] = lines[-5][:50] + lines[-4]  # the result cut short, the turn run into it
+    del lines[-4]
+    s.path.parent.mkdir(parents=True, exist_ok=True)
+    s.path.write_bytes(b"\n".join(lines))
+    return s.path
+
+
+CASES += [
+    Case(
+        "copilot-other-machine",
+        "a Copilot CLI large-output marker whose path exists here (a temp folder): never "
+        "opened, the marker said",
+        _copilot_other_machine,
+        0,
+    ),
+    Case(
+        "copilot-quoted-marker",
+        "a Copilot CLI result quoting a large-output marker mid-text: text, not a marker",
+        _copilot_quoted,
+        0,
+    ),
+    Case("copilot-ansi", "control sequences in a Copilot CLI marker's preview", _copilot_ansi, 0),
+    Case(
+        "copilot-nul-tail",
+        "a Copilot CLI session ending in NUL bytes (a crash before a write landed)",
+        _copilot_nuls,
+        0,
+        (),
+        False,
+    ),
+    Case(
+        "copilot-run-together",
+        "a Copilot CLI event cut short with the next run into it",
+        _copilot_run_together,
+        1,
+        ("malformed-line",),
+    ),
+]
+
 #: Cases whose transcript quotes marker texts: no marker, no finding, no badge.
 QUOTED_MARKERS = (
     "claude-quoted-markers",
@@ -1065,6 +1155,7 @@ QUOTED_MARKERS = (
     "qwen-quoted-stub",
     "gemini-quoted-marker",
     "opencode-quoted-marker",
+    "copilot-quoted-marker",
 )
 
 

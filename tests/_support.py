@@ -49,6 +49,10 @@ QWEN_EXAMPLE = (
 GEMINI_EXAMPLE = (
     EXAMPLES / "gemini" / "tmp" / "proj" / "chats" / "session-2026-11-20T10-00-3f9a2c1e.jsonl"
 )
+COPILOT_EXAMPLE = (
+    EXAMPLES / "copilot" / "session-state" / "4f6b2d1e-7a3c-4e5f-9b8a-1c2d3e4f5a6b"
+    / "events.jsonl"
+)  # fmt: skip
 #: OpenCode's data folder: a real SQLite database, a session named by a path below it.
 OPENCODE_DATA = EXAMPLES / "opencode"
 OPENCODE_EXAMPLE = OPENCODE_DATA / "opencode.db" / "ses_5b1d3c7e9ffeRk2mZ8qL4tXw9a"
@@ -174,6 +178,7 @@ def every_agent_home(root: Path) -> dict[str, str]:
         "qwen": home / ".qwen",
         "gemini": home / ".gemini",
         "opencode": home / ".local" / "share" / "opencode",
+        "copilot": home / ".copilot",
     }
     for name, target in layout.items():
         shutil.copytree(EXAMPLES / name, target)
@@ -182,6 +187,7 @@ def every_agent_home(root: Path) -> dict[str, str]:
         (layout["codex"] / "sessions", Format.CODEX),
         (layout["qwen"] / "projects", Format.QWEN),
         (layout["gemini"] / "tmp", Format.GEMINI),
+        (layout["copilot"] / "session-state", Format.COPILOT),
     ]
     for tree, fmt in trees:
         for s in list_sessions(tree, fmt):
@@ -194,4 +200,5 @@ def every_agent_home(root: Path) -> dict[str, str]:
         "QWEN_RUNTIME_DIR": str(layout["qwen"]),
         "GEMINI_CLI_HOME": str(home),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "COPILOT_HOME": str(layout["copilot"]),
     }

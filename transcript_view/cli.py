@@ -20,14 +20,14 @@ if TYPE_CHECKING:
     from transcript_view.core.formats.detect import Format
 
 #: The ways to call it: the viewer opens one PATH, `--check` takes several, and
-#: `--claude` / `--codex` / `--gemini` / `--qwen` / `--opencode` stand for that agent's sessions.
+#: `--claude`, `--codex`, `--gemini`, `--qwen`, `--opencode`, `--copilot`: that agent's sessions.
 #: One line per mode, so a new mode or option is one more line here.
 USAGE = """\
 %(prog)s [options] PATH
        %(prog)s --check [--json] [--strict] [--format F] PATH...
        %(prog)s --context [--json] [--window N] [--format F] FILE
        %(prog)s [--check] (--sessions | --claude | --codex | --gemini | --qwen |
-                                 --opencode)"""
+                                 --opencode | --copilot)"""
 
 #: Laid out by hand: the help formatter keeps the epilog's columns, so it wraps nothing.
 DESCRIPTION = """\
@@ -78,9 +78,10 @@ def _parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="PATH",
         help=(
-            "a transcript (an LLM::Agent transcript; a Claude Code, Qwen Code, Gemini CLI or "
-            "OpenCode session, or a Codex rollout), a directory of them, or OpenCode's "
-            "database (opencode.db; opencode.db/<session id> for one); --check takes several"
+            "a transcript (an LLM::Agent transcript; a Claude Code, Qwen Code, Gemini CLI, "
+            "OpenCode or Copilot CLI session, or a Codex rollout), a directory of them, or "
+            "OpenCode's database (opencode.db; opencode.db/<session id> for one); --check "
+            "takes several"
         ),
     )
     p.add_argument(
@@ -115,6 +116,11 @@ def _parser() -> argparse.ArgumentParser:
         "--qwen",
         action="store_true",
         help="Qwen Code's: $QWEN_RUNTIME_DIR/projects, $QWEN_HOME/projects or ~/.qwen/projects",
+    )
+    where.add_argument(
+        "--copilot",
+        action="store_true",
+        help="Copilot CLI's: $COPILOT_HOME/session-state, or ~/.copilot/session-state",
     )
     where.add_argument(
         "--opencode",
@@ -268,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "gemini": "gemini",
         "qwen": "qwen",
         "opencode": "opencode",
+        "copilot": "copilot",
     }
     flag = next((name for name in flags if getattr(args, name)), None)
     agent = flags[flag] if flag is not None else None

@@ -48,7 +48,7 @@ def words_for(fmt: Format) -> HeaderWords:
         return HeaderWords(
             "records", "preview ok", "all sidecars checked (no digests in this format)"
         )
-    if fmt is Format.CODEX:
+    if fmt in (Format.CODEX, Format.COPILOT):
         return HeaderWords("records", "", "read (this format stores nothing to check)")
     if fmt in (Format.QWEN, Format.GEMINI, Format.OPENCODE):
         return HeaderWords("records", "files ok", "all files checked")

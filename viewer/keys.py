@@ -300,7 +300,7 @@ SCREEN_NAMES: Final[dict[Owner, str]] = {
     Owner.ORPHAN_TABLE: "orphans (`o`)",
     Owner.LISTING: "directory listing",
     Owner.SESSIONS: "agents' sessions (`--sessions`, `--claude`, `--codex`, `--gemini`, `--qwen`, "
-    "`--opencode`)",
+    "`--opencode`, `--copilot`)",
     Owner.FILE_VIEW: "a file (an orphan, a long line)",
     Owner.ARTIFACT: "a file (an orphan, a long line)",
     Owner.HELP: "help (`?`)",

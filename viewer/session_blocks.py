@@ -27,6 +27,8 @@ from transcript_view.core.formats.agent_records import record_of
 from transcript_view.core.formats.claude_code import result_texts
 from transcript_view.core.formats.claude_markers import find_spills
 from transcript_view.core.formats.codex import OUTPUT_TYPES, find_notices, output_parts
+from transcript_view.core.formats.copilot import result_sites as copilot_sites
+from transcript_view.core.formats.copilot import result_text as copilot_result
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.gemini import is_message as gemini_message
 from transcript_view.core.formats.gemini import result_texts as gemini_results
@@ -140,6 +142,12 @@ def spill_words(
         return gemini_words(site, state)
     if site is not None and site.format is Format.OPENCODE:
         return opencode_words(site, state)
+    if site is not None and site.format is Format.COPILOT:
+        return (
+            f"output too large ({site.size_text}): the model saw its first "
+            f"{len(site.preview or ''):,} characters; the whole went to {site.file} in the OS "
+            "temp folder, emptied when the session ended (not looked for)"
+        )
     if form is SpillForm.MICROCOMPACTED and site is not None:
         return _cleared_words(site, state)
     if form.stored:
@@ -1187,6 +1195,106 @@ def _opencode_part(b: RowBuilder, obj: Mapping[str, Any], data: Mapping[str, Any
         b.text(clip(dict(data)), style=p.dim, limit=DIM_ROWS)
 
 
+# -- Copilot CLI ------------------------------------------------------------------------------
+
+
+def build_copilot(b: RowBuilder, obj: Mapping[str, Any]) -> None:
+    """Rows of one Copilot CLI event."""
+    p = b.palette
+    kind = obj.get("type")
+    data = obj.get("data")
+    data = data if isinstance(data, Mapping) else {}
+    if b.record is not None:
+        if b.count_only:
+            b.counted_head()
+        else:
+            record_head(b, str(kind), b.record.note)
+        b.text(clip(dict(data)), style=p.dim, limit=DIM_ROWS)
+    elif kind in ("user.message", "system.message"):
+        role = "user" if kind == "user.message" else "system"
+        if b.count_only:
+            b.counted_head()
+        else:
+            b.head(Text(role, style=p.role(role)))
+        lifetime_rows(b)
+        content, sent = data.get("content"), data.get("transformedContent")
+        if isinstance(content, str) and role == "system":
+            b.text(content, style=p.dim, limit=DIM_ROWS)
+        elif isinstance(content, str):
+            b.text(content)
+        if isinstance(sent, str) and sent != content:
+            b.text("sent to the model as (transformedContent):", style=p.dim, limit=1)
+            b.text(sent, style=p.dim, limit=DIM_ROWS)
+    elif kind == "assistant.message":
+        if b.count_only:
+            b.counted_head()
+        else:
+            head = Text("assistant", style=p.role("assistant"))
+            if isinstance(data.get("model"), str):
+                head.append(f"  {visible(data['model'])}", style=p.dim)
+            b.head(head)
+        lifetime_rows(b)
+        if isinstance(data.get("content"), str) and data["content"]:
+            b.text(data["content"])
+        requests = data.get("toolRequests")
+        for r in requests if isinstance(requests, list) else []:
+            if not isinstance(r, Mapping):
+                continue
+            if b.count_only:
+                b.counted_head()
+            else:
+                head = Text("⚙ ", style=p.strong)
+                head.append(visible(str(r.get("name", "?"))), style=p.tool_name)
+                head.append(f"  call {visible(short_id(str(r.get('toolCallId', '')), 24))}",
+                            style=p.dim)  # fmt: skip
+                b.head(head)
+            b.text(clip(r.get("arguments")), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
+    elif kind == "assistant.reasoning":
+        if isinstance(data.get("content"), str):
+            b.text(data["content"], style=p.dim, limit=REASONING_ROWS)
+    elif kind == "tool.execution_complete":
+        if b.count_only:
+            b.counted_head()
+        else:
+            head = Text("← result", style=p.role("tool"))
+            head.append(f"  of call {visible(short_id(str(data.get('toolCallId', '')), 24))}",
+                        style=p.dim)  # fmt: skip
+            if data.get("success") is False:
+                head.append("  failed", style=p.dim)
+            b.head(head)
+        lifetime_rows(b)
+        text = copilot_result(data)
+        if text is not None:
+            call = data.get("toolCallId")
+            sites = copilot_sites(b.line, text, call if isinstance(call, str) else None, None)
+            marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
+            _text_around(b, 0, text, marks)
+        error = data.get("error")
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            b.text(f"error: {error['message']}", style=p.dim, limit=DIM_ROWS)
+    elif kind in ("session.compaction_complete", "session.truncation"):
+        compacted = kind == "session.compaction_complete"
+        head = Text("compaction" if compacted else "truncation", style=p.heading)
+        head.append(
+            "  a summary replaced the history before this line"
+            if compacted
+            else "  older messages were dropped to fit the context",
+            style=p.dim,
+        )
+        b.head(head)
+        _tags(b)
+        compaction_rows(b)
+        summary = data.get("summaryContent")
+        if isinstance(summary, str) and summary and not summary_fold(b, summary, "its summary"):
+            b.text(summary)
+    else:
+        head = Text(visible(str(kind)), style=p.heading)
+        head.append("  kept as written", style=p.dim)
+        b.head(head)
+        b.text(clip(dict(data)), style=p.dim, limit=DIM_ROWS)
+    b.findings()
+
+
 def texts_of(items: object) -> list[str]:
     """The `text` of each item of a Codex content or summary list."""
     if type(items) is not list:
@@ -1297,6 +1405,8 @@ def build_foreign(b: RowBuilder, fmt: Format, parsed: Mapping[str, Any] | LinePr
         build_gemini(b, parsed)
     elif fmt is Format.OPENCODE:
         build_opencode(b, parsed)
+    elif fmt is Format.COPILOT:
+        build_copilot(b, parsed)
     else:
         build_claude(b, parsed)
 

@@ -223,6 +223,44 @@ def _opencode(obj: Mapping[str, Any]) -> RecordKind | None:
     return _OPENCODE.get(kind) if type(kind) is str else None
 
 
+#: Copilot CLI's events that are its own record, by their `type`'s first word; the
+#: conversation's events (`copilot.CONVERSATION`) are none.
+_COPILOT: dict[str, RecordKind] = {
+    "session": _kind(
+        "session event",
+        "session events",
+        "the session's own record (start, model, usage, shutdown), never sent to the model",
+    ),
+    "assistant": _kind("turn event", "turn events", "a model turn began or ended"),
+    "tool": _kind(
+        "tool start", "tool starts", "a tool began (its call is in the model's message)"
+    ),
+    "hook": _kind("hook event", "hook events", "a hook ran"),
+    "subagent": _kind("subagent event", "subagent events", "a subagent's progress"),
+    "skill": _kind("skill event", "skill events", "a skill was invoked"),
+}
+_COPILOT_OTHER = _kind("event", "events", "Copilot CLI's own record, never sent to the model")
+#: Copilot CLI's conversation, which is no record (`core.formats.copilot.CONVERSATION`).
+_COPILOT_SENT = frozenset(
+    {
+        "user.message",
+        "assistant.message",
+        "assistant.reasoning",
+        "tool.execution_complete",
+        "system.message",
+        "session.compaction_complete",
+        "session.truncation",
+    }
+)
+
+
+def _copilot(obj: Mapping[str, Any]) -> RecordKind | None:
+    kind = obj.get("type")
+    if type(kind) is not str or kind in _COPILOT_SENT:
+        return None
+    return _COPILOT.get(kind.split(".", 1)[0], _COPILOT_OTHER)
+
+
 def record_of(fmt: Format, obj: Mapping[str, Any]) -> RecordKind | None:
     """What a decoded line is, when it is one of the agent's own records (else None).
 
@@ -241,4 +279,6 @@ def record_of(fmt: Format, obj: Mapping[str, Any]) -> RecordKind | None:
         return _gemini(obj)
     if fmt is Format.OPENCODE:
         return _opencode(obj)
+    if fmt is Format.COPILOT:
+        return _copilot(obj)
     return None

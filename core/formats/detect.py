@@ -50,6 +50,7 @@ class Format(StrEnum):
     QWEN = "qwen"
     GEMINI = "gemini"
     OPENCODE = "opencode"
+    COPILOT = "copilot"
 
     @property
     def label(self) -> str:
@@ -69,6 +70,7 @@ _AGENTS = {
     Format.QWEN: "Qwen Code",
     Format.GEMINI: "Gemini CLI",
     Format.OPENCODE: "OpenCode",
+    Format.COPILOT: "Copilot CLI",
 }
 
 _TITLES = {
@@ -78,6 +80,7 @@ _TITLES = {
     Format.QWEN: "Qwen Code session",
     Format.GEMINI: "Gemini CLI session",
     Format.OPENCODE: "OpenCode session",
+    Format.COPILOT: "Copilot CLI session",
 }
 
 #: Line types Claude Code writes (CLAUDE_CODE.md, "Lines"); more appear with most releases.
@@ -174,6 +177,19 @@ def _is_opencode(obj: Mapping[str, Any]) -> bool:
     return obj.get(OPENCODE_KIND) in ("session", "message", "part")
 
 
+def _is_copilot(obj: Mapping[str, Any]) -> bool:
+    """A Copilot CLI event: a dotted `type` (`session.start`, `user.message`, …), an object of
+    `data`, and the envelope's `id` and `parentId` (null for the first)."""
+    kind = obj.get("type")
+    return (
+        type(kind) is str
+        and "." in kind
+        and isinstance(obj.get("data"), Mapping)
+        and "parentId" in obj
+        and isinstance(obj.get("id"), str)
+    )
+
+
 def _is_codex(obj: Mapping[str, Any]) -> bool:
     kind = obj.get("type")
     return (
@@ -191,6 +207,7 @@ SIGNATURES: tuple[tuple[Format, Callable[[Mapping[str, Any]], bool]], ...] = (
     (Format.QWEN, _is_qwen),
     (Format.GEMINI, _is_gemini),
     (Format.OPENCODE, _is_opencode),
+    (Format.COPILOT, _is_copilot),
     (Format.CLAUDE_CODE, _is_claude),
 )
 
@@ -208,6 +225,8 @@ _PREFIX_SIGNATURES = (
     (Format.GEMINI, re.compile(rb'^\{"id":"[^"]*","timestamp":"[^"]*","type":"(?:user|gemini)"')),
     # The lines an OpenCode session is read as (`core.opencode_store`).
     (Format.OPENCODE, re.compile(rb'^\{"opencode":"(?:session|message|part)"')),
+    # Copilot CLI's events: a dotted type, then its data (1.0.102 writes them in this order).
+    (Format.COPILOT, re.compile(rb'^\{"type":"[a-z_]{2,40}\.[a-z_.]{2,60}","data":\{')),
     (Format.CLAUDE_CODE, re.compile(rb'"(?:sessionId|parentUuid|isSidechain)"\s*:')),
 )
 
@@ -230,8 +249,8 @@ def expected_message(path: Path, detection: Detection) -> str:
     """The one line a user sees for a file that is not a transcript."""
     return (
         f"{path}: not a transcript ({detection.reason}; expected the JSON lines of an "
-        "LLM::Agent transcript or a Claude Code, Codex, Qwen Code, Gemini CLI or OpenCode "
-        "session)"
+        "LLM::Agent transcript or a Claude Code, Codex, Qwen Code, Gemini CLI, OpenCode or "
+        "Copilot CLI session)"
     )
 
 

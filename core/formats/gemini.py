@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import os
 import re
 from array import array
 from collections import Counter
@@ -38,10 +36,10 @@ from typing import Any
 import msgspec
 
 from transcript_view.core.calls import GEMINI_TOKENS, Compaction, ModelCalls
-from transcript_view.core.compressed import CompressedError, is_zstd, read_head
 from transcript_view.core.decoding import Measure, Measured, as_shape, decoded_lines
 from transcript_view.core.formats.batches import fold_mapped
 from transcript_view.core.formats.claude_code import problem_findings
+from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import GEMINI_TYPES, Format
 from transcript_view.core.formats.gemini_markers import GeminiForm, find_marker, outputs_dir
 from transcript_view.core.formats.genai_parts import (
@@ -57,7 +55,7 @@ from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
 from transcript_view.core.keys import KEY_CODE, IdKeys
 from transcript_view.core.markers import is_safe_basename
-from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError, open_readonly
+from transcript_view.core.transcript import LineProblem, Transcript, first_json_string
 
 #: The types the model is sent: the others are the UI's (info, error, warning).
 SENT_TYPES = frozenset({"user", "gemini"})
@@ -443,7 +441,7 @@ def text_sites(
     cut = find_cut(text)
     if cut is not None and cut.old:
         end = text.find("\n", text.find("\n") + 1)
-        name = (cut.paths[0].rsplit("/", 1)[-1] or None) if cut.paths else None
+        name = (basename(cut.paths[0]) or None) if cut.paths else None
         return [
             SpillSite(
                 line=line,
@@ -638,26 +636,7 @@ HEAD_BYTES = 64 << 10
 
 def _session_id(path: Path) -> str | None:
     """The `sessionId` of the session's metadata line (its first)."""
-    try:
-        fd = open_readonly(path)
-    except (OSError, TranscriptError):
-        return None
-    try:
-        head = os.pread(fd, HEAD_BYTES, 0)
-        if is_zstd(head):
-            head = read_head(fd, HEAD_BYTES)[0]
-    except (OSError, CompressedError):
-        return None
-    finally:
-        os.close(fd)
-    m = _SESSION_ID_RE.search(head)
-    if m is None:
-        return None
-    try:
-        value = json.loads(m[1])
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
+    return first_json_string(path, _SESSION_ID_RE, HEAD_BYTES)
 
 
 #: The first `sessionId` and its JSON string: the metadata line's (an older chat, one JSON

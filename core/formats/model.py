@@ -82,6 +82,10 @@ class SpillForm(StrEnum):
     OPENCODE_SHELL = "opencode-shell-output-truncated"
     """The shell tool's own cut (1.18+): `...output truncated...`, `Full output saved to:
     PATH`, then the output's last lines."""
+    # GitHub Copilot CLI (`core.formats.copilot_markers`)
+    COPILOT_SAVED = "copilot-output-too-large"
+    """`Output too large to read at once (SIZE). Saved to: PATH` with the first 500
+    characters: the whole went to the OS temp folder, emptied when the session ends."""
     QWEN_LEGACY_SAVED = "qwen-output-saved"
     """The older `Tool output was too large and has been truncated.` form (Gemini CLI's
     heritage): its file is `<name>.output` in the project's temp folder, not in

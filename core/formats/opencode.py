@@ -13,7 +13,7 @@ the whole (`core.formats.opencode_markers`); such a file is matched by its start
 (or end) and the counts (`rules.opencode_state`). The folder is OpenCode's, every
 session's (`<data>/tool-output/`): no session reports its orphans.
 
-The pass is a map and a fold (`batches`), as Qwen Code's is. Each `step-start`
+The pass is a map and a fold (`agent_pass`), as Qwen Code's is. Each `step-start`
 part begins a model call (`core.calls`); the `step-finish` after it records that
 call's tokens, `input + cache.read + cache.write` being the prompt it was sent
 (exact: the provider's own count, as OpenCode stores it). OpenCode records no
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,19 +36,15 @@ from transcript_view.core.calls import (
     INHERITED,
     OPENCODE_TOKENS,
     ROW_FORMAT,
-    CallFold,
-    CallRun,
     Compaction,
 )
 from transcript_view.core.decoding import Measure, Measured, decoded_lines
-from transcript_view.core.formats.batches import fold_mapped
-from transcript_view.core.formats.claude_code import problem_findings
+from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.genai_parts import Other
 from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
 from transcript_view.core.formats.opencode_markers import find_cut, might_be_cut
-from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
 from transcript_view.core.keys import IdKeys
 from transcript_view.core.markers import is_safe_basename
@@ -58,7 +53,7 @@ from transcript_view.core.opencode_store import (
     storage_root,
     tool_output_dir,
 )
-from transcript_view.core.transcript import LineProblem, Transcript
+from transcript_view.core.transcript import Transcript
 
 #: What the model got for a result OpenCode cleared from the history (`toModelMessages`).
 CLEARED = "[Old tool result content cleared]"
@@ -328,25 +323,11 @@ def is_tool_result(obj: Mapping[str, Any]) -> bool:
 # -- the map -------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False)
-class OpenCodeBatch:
-    """What the fold needs of lines `first` to `last` (made by `map_opencode`)."""
-
-    first: int
-    last: int
-    envelopes: int = 0
-    types: dict[str, int] = field(default_factory=dict)
-    problems: list[LineProblem] = field(default_factory=list)
-    sites: list[SpillSite] = field(default_factory=list)
-    tags: list[tuple[int, str]] = field(default_factory=list)
-    calls: CallRun = field(default_factory=CallRun)
-
-
 def map_opencode(
     transcript: Transcript, first: int, last: int, last_content: int, keys: IdKeys
-) -> OpenCodeBatch:
+) -> AgentBatch:
     """Read lines `first` to `last` of a session into a batch (pure: it reads the lines only)."""
-    b = OpenCodeBatch(first, last)
+    b = AgentBatch(first, last)
     kinds: list[str] = []
     run = b.calls
     rows, add_row, pack = run.rows, run.rows.extend, ROW_FORMAT.pack
@@ -430,64 +411,7 @@ def sidecar_dir(path: Path) -> Path:
     return tool_output_dir(root) if root is not None else path.parent / "tool-output"
 
 
-# -- the fold ------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class OpenCodePass:
-    """The fold of an OpenCode pass: batches of lines (`map_opencode`), in file order."""
-
-    transcript: Transcript
-    analysis: SessionAnalysis
-    id_keys: IdKeys = field(default_factory=IdKeys.new)
-    model_calls: CallFold = field(default_factory=CallFold)
-
-    def read(
-        self,
-        progress: Callable[[int, int], None] | None,
-        workers: int | None,
-        found: Found | None = None,
-        measure: Measure | None = None,
-        measured: Measured | None = None,
-    ) -> None:
-        """Fold every indexed line of the session, mapped in batches (`batches.mapped`)."""
-        fold_mapped(
-            self.transcript,
-            map_opencode,
-            self.id_keys,
-            self.absorb,
-            self.analysis,
-            progress,
-            workers,
-            found,
-            measure,
-            measured,
-        )
-
-    def absorb(self, b: OpenCodeBatch) -> None:
-        """Fold the next batch."""
-        a = self.analysis
-        a.envelopes += b.envelopes
-        a.type_counts.update(b.types)
-        a.problems.extend(b.problems)
-        a.sites.extend(b.sites)
-        for line, words in b.tags:
-            a.tag(line, words)
-        self.model_calls.absorb(b.calls)
-
-    def finish(self, lines: int) -> SessionAnalysis:
-        """Name the tool-output folder; turn problems into findings; note cuts."""
-        a = self.analysis
-        a.lines = lines
-        a.calls = self.model_calls.calls
-        a.artifact_dir = sidecar_dir(self.transcript.path)
-        a.named = {s.file for s in a.sites if s.file is not None and s.form.stored}
-        a.owns_orphans = False  # the folder is every session's
-        a.findings = problem_findings(a.problems)
-        for site in a.sites:
-            a.findings.extend(site_notes(site))
-        a.findings.sort(key=lambda f: f.line or 0)
-        return a
+# -- the pass -------------------------------------------------------------------------------------
 
 
 def analyse_opencode(
@@ -499,14 +423,18 @@ def analyse_opencode(
     measure: Measure | None = None,
     measured: Measured | None = None,
 ) -> SessionAnalysis:
-    """One pass over an OpenCode session (its cut outputs' files are checked by the ledger).
+    """One pass over a OpenCode session (its cut outputs' files are checked by the ledger).
 
     Args: as `core.formats.codex.analyse_codex`'s.
     """
-    p = OpenCodePass(transcript, SessionAnalysis(Format.OPENCODE, transcript, None))
-    total = transcript.line_count
-    p.read(progress, workers, found, measure, measured)
-    analysis = p.finish(total)
-    if progress is not None:
-        progress(total, total)
-    return analysis
+    return analyse_agent(
+        Format.OPENCODE,
+        map_opencode,
+        sidecar_dir,
+        transcript,
+        progress,
+        workers=workers,
+        found=found,
+        measure=measure,
+        measured=measured,
+    )

@@ -15,8 +15,8 @@ project's, not the session's (`qwen_markers.tool_results_dir`, found from the
 records' `cwd`): every session of the project writes there, so no session
 reports another's files as orphans.
 
-The pass is a map and a fold (`batches`), as Codex's is: `map_qwen` reads a
-run of lines into a `QwenBatch`, `QwenPass` folds the batches in file order.
+The pass is a map and a fold (`agent_pass`): `map_qwen` reads a run of lines
+into an `AgentBatch`, `AgentPass` folds the batches in file order.
 It lists the model calls too (`core.calls`): each `assistant` record is one
 call (the records of one turn share its `uuid`), and its `usageMetadata.
 promptTokenCount` is the size of the context it was sent (exact: the API's
@@ -25,12 +25,9 @@ own count), its `contextWindowSize` the window.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +39,10 @@ from transcript_view.core.calls import (
     INHERITED,
     QWEN_USAGE,
     ROW_FORMAT,
-    CallFold,
-    CallRun,
     Compaction,
 )
-from transcript_view.core.compressed import CompressedError, is_zstd, read_head
 from transcript_view.core.decoding import Measure, Measured, decoded_lines
-from transcript_view.core.formats.batches import fold_mapped
-from transcript_view.core.formats.claude_code import problem_findings
+from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.genai_parts import (
@@ -68,11 +61,10 @@ from transcript_view.core.formats.qwen_markers import (
     find_stub,
     tool_results_dir,
 )
-from transcript_view.core.formats.rules import site_notes
 from transcript_view.core.found import Found
 from transcript_view.core.keys import IdKeys
 from transcript_view.core.markers import is_safe_basename
-from transcript_view.core.transcript import LineProblem, Transcript, TranscriptError, open_readonly
+from transcript_view.core.transcript import Transcript, first_json_string
 
 #: A `system` record's subtype that replaced the history the model was sent.
 COMPRESSION = "chat_compression"
@@ -299,25 +291,11 @@ def is_tool_result(obj: Mapping[str, Any]) -> bool:
 # -- the map -------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False)
-class QwenBatch:
-    """What the fold needs of lines `first` to `last` (made by `map_qwen`)."""
-
-    first: int
-    last: int
-    envelopes: int = 0
-    types: dict[str, int] = field(default_factory=dict)
-    problems: list[LineProblem] = field(default_factory=list)
-    sites: list[SpillSite] = field(default_factory=list)
-    tags: list[tuple[int, str]] = field(default_factory=list)
-    calls: CallRun = field(default_factory=CallRun)
-
-
 def map_qwen(
     transcript: Transcript, first: int, last: int, last_content: int, keys: IdKeys
-) -> QwenBatch:
+) -> AgentBatch:
     """Read lines `first` to `last` of a session into a batch (pure: it reads the lines only)."""
-    b = QwenBatch(first, last)
+    b = AgentBatch(first, last)
     kinds: list[str] = []
     run = b.calls
     rows, add_row, pack = run.rows, run.rows.extend, ROW_FORMAT.pack
@@ -396,7 +374,7 @@ def map_qwen(
     return b
 
 
-def _sites(b: QwenBatch, line: int, part: int, base: int, fr: object, text: str) -> None:
+def _sites(b: AgentBatch, line: int, part: int, base: int, fr: object, text: str) -> None:
     """The marker a tool result's text is, if it is one."""
     if text.startswith(_STARTS):  # most results are none
         b.sites.extend(text_sites(line, part, base, text, _call_id(fr), _tool_name(fr)))
@@ -528,31 +506,12 @@ def _name(path: str) -> str | None:
 HEAD_BYTES = 256 << 10
 #: The first `cwd` key and its JSON string: every record has it near its start (after
 #: `uuid`, `parentUuid`, `sessionId`, `timestamp`, `type`), so a cut line still shows it.
-_CWD_RE = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\\n]|\\.){0,4096}")')
+CWD_RE = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\\n]|\\.){0,4096}")')
 
 
 def project_root(path: Path) -> str | None:
     """The project a session's records say they ran in: the first record's `cwd`."""
-    try:
-        fd = open_readonly(path)
-    except (OSError, TranscriptError):
-        return None
-    try:
-        head = os.pread(fd, HEAD_BYTES, 0)
-        if is_zstd(head):
-            head = read_head(fd, HEAD_BYTES)[0]
-    except (OSError, CompressedError):
-        return None
-    finally:
-        os.close(fd)
-    m = _CWD_RE.search(head)
-    if m is None:
-        return None
-    try:
-        value = json.loads(m[1])
-    except ValueError:
-        return None
-    return value if isinstance(value, str) and value else None
+    return first_json_string(path, CWD_RE, HEAD_BYTES)
 
 
 def sidecar_dir(path: Path) -> Path:
@@ -562,64 +521,7 @@ def sidecar_dir(path: Path) -> Path:
     return tool_results_dir(path, project_root(path) or "")
 
 
-# -- the fold ------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class QwenPass:
-    """The fold of a Qwen Code pass: batches of lines (`map_qwen`), in file order."""
-
-    transcript: Transcript
-    analysis: SessionAnalysis
-    id_keys: IdKeys = field(default_factory=IdKeys.new)
-    model_calls: CallFold = field(default_factory=CallFold)
-
-    def read(
-        self,
-        progress: Callable[[int, int], None] | None,
-        workers: int | None,
-        found: Found | None = None,
-        measure: Measure | None = None,
-        measured: Measured | None = None,
-    ) -> None:
-        """Fold every indexed line of the session, mapped in batches (`batches.mapped`)."""
-        fold_mapped(
-            self.transcript,
-            map_qwen,
-            self.id_keys,
-            self.absorb,
-            self.analysis,
-            progress,
-            workers,
-            found,
-            measure,
-            measured,
-        )
-
-    def absorb(self, b: QwenBatch) -> None:
-        """Fold the next batch."""
-        a = self.analysis
-        a.envelopes += b.envelopes
-        a.type_counts.update(b.types)
-        a.problems.extend(b.problems)
-        a.sites.extend(b.sites)
-        for line, words in b.tags:
-            a.tag(line, words)
-        self.model_calls.absorb(b.calls)
-
-    def finish(self, lines: int) -> SessionAnalysis:
-        """Name the tool-results folder; turn problems into findings; note cuts."""
-        a = self.analysis
-        a.lines = lines
-        a.calls = self.model_calls.calls
-        a.artifact_dir = sidecar_dir(self.transcript.path)
-        a.named = {s.file for s in a.sites if s.file is not None and s.form.stored}
-        a.owns_orphans = False  # the folder is the project's: other sessions' files are there
-        a.findings = problem_findings(a.problems)
-        for site in a.sites:
-            a.findings.extend(site_notes(site))
-        a.findings.sort(key=lambda f: f.line or 0)
-        return a
+# -- the pass -------------------------------------------------------------------------------------
 
 
 def analyse_qwen(
@@ -635,10 +537,14 @@ def analyse_qwen(
 
     Args: as `core.formats.codex.analyse_codex`'s.
     """
-    p = QwenPass(transcript, SessionAnalysis(Format.QWEN, transcript, None))
-    total = transcript.line_count
-    p.read(progress, workers, found, measure, measured)
-    analysis = p.finish(total)
-    if progress is not None:
-        progress(total, total)
-    return analysis
+    return analyse_agent(
+        Format.QWEN,
+        map_qwen,
+        sidecar_dir,
+        transcript,
+        progress,
+        workers=workers,
+        found=found,
+        measure=measure,
+        measured=measured,
+    )

@@ -14,6 +14,7 @@ from transcript_view.core.artifacts import artifact_dir_for
 from transcript_view.core.decoding import Measure, Measured
 from transcript_view.core.formats.claude_code import analyse_claude, sidecar_dir
 from transcript_view.core.formats.codex import analyse_codex
+from transcript_view.core.formats.copilot import analyse_copilot
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.gemini import analyse_gemini
 from transcript_view.core.formats.gemini import sidecar_dir as gemini_sidecar_dir
@@ -36,6 +37,7 @@ READERS: dict[Format, Reader] = {
     Format.QWEN: analyse_qwen,
     Format.GEMINI: analyse_gemini,
     Format.OPENCODE: analyse_opencode,
+    Format.COPILOT: analyse_copilot,
 }
 
 
@@ -43,7 +45,7 @@ def artifact_dir_of(path: Path, fmt: Format) -> Path | None:
     """Where a transcript of `fmt` keeps the rest of its markers (None: nowhere)."""
     if fmt is Format.CLAUDE_CODE:
         return sidecar_dir(path)
-    if fmt is Format.CODEX:
+    if fmt in (Format.CODEX, Format.COPILOT):
         return None
     if fmt is Format.QWEN:
         return qwen_sidecar_dir(path)

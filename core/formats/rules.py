@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from transcript_view.core.findings import Finding
 from transcript_view.core.formats.claude_markers import (
@@ -118,6 +119,81 @@ def spill_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, lis
     return MarkerState.MATCHES, notes
 
 
+Verdict = tuple[MarkerState, list[Finding]]
+"""A marker's badge and the findings it carries."""
+
+
+def _unchecked(
+    site: SpillSite, fc: FileCheck | None, missing: Callable[[SpillSite, FileCheck], Verdict]
+) -> Verdict | None:
+    """An agent's marker before its file can be compared: a path ending in no plain name,
+    not checked yet, its file gone (`missing` words it as the agent's rule has it), or not
+    readable. None: its file is there to compare."""
+    line, name = site.line, site.file or ""
+    if not site.safe_name:
+        said = f"the marker's path {site.path!r:.120} does not end in a plain file name"
+        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
+    if fc is None:
+        return MarkerState.CHECKING, []
+    if fc.state is FileState.MISSING:
+        return missing(site, fc)
+    if fc.state is FileState.UNREADABLE:
+        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    return None
+
+
+def _no_folder(fc: FileCheck) -> bool:
+    """Whether a file is missing because its whole folder is."""
+    return fc.detail.startswith("the artifact directory")
+
+
+def _qwen_missing(site: SpillSite, fc: FileCheck) -> Verdict:
+    where = (
+        "the project has no tool-results/ folder"
+        if _no_folder(fc)
+        else "no such file in the project's tool-results/"
+    )
+    return MarkerState.EXPIRED, [
+        Finding("expired-artifact", site.line, site.file or "", f"{where}; {RETENTION_WORDS}")
+    ]
+
+
+def _gemini_missing(site: SpillSite, fc: FileCheck) -> Verdict:
+    where = (
+        "the session has no tool-outputs/ folder"
+        if _no_folder(fc)
+        else "no such file in the session's tool-outputs/"
+    )
+    return MarkerState.MISSING, [Finding("missing-artifact", site.line, site.file or "", where)]
+
+
+def _opencode_missing(site: SpillSite, fc: FileCheck, now_ms: int | None) -> Verdict:
+    """Gone more than 7 days after it was written: expired (OpenCode deletes them then);
+    sooner, missing."""
+    line, name = site.line, site.file or ""
+    where = (
+        "OpenCode's data folder has no tool-output/ folder"
+        if _no_folder(fc)
+        else "no such file in OpenCode's tool-output/"
+    )
+    now = now_ms if now_ms is not None else int(time.time() * 1000)
+    written = site.written_ms
+    if written is None or now - written >= OPENCODE_RETENTION_MS:
+        when = "" if written is None else f" (written {_utc(written)}, over 7 days ago)"
+        return MarkerState.EXPIRED, [
+            Finding("expired-artifact", line, name, f"{where}{when}; {OPENCODE_RETENTION}")
+        ]
+    return MarkerState.MISSING, [
+        Finding(
+            "missing-artifact",
+            line,
+            name,
+            f"{where}, though it was written {_utc(written)}, less than 7 days ago "
+            f"({OPENCODE_RETENTION})",
+        )
+    ]
+
+
 #: Qwen Code's forms (`core.formats.qwen_markers`), whose rule is `qwen_state`.
 QWEN_FORMS = frozenset(
     {
@@ -139,22 +215,9 @@ def qwen_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, list
     if not site.form.stored:
         return MarkerState.NOT_STORED, []
     line, name = site.line, site.file or ""
-    if not site.safe_name:
-        said = f"the marker's path {site.path!r:.120} does not end in a plain file name"
-        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
-    if fc is None:
-        return MarkerState.CHECKING, []
-    if fc.state is FileState.MISSING:
-        where = (
-            "the project has no tool-results/ folder"
-            if fc.detail.startswith("the artifact directory")
-            else "no such file in the project's tool-results/"
-        )
-        return MarkerState.EXPIRED, [
-            Finding("expired-artifact", line, name, f"{where}; {RETENTION_WORDS}")
-        ]
-    if fc.state is FileState.UNREADABLE:
-        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    early = _unchecked(site, fc, _qwen_missing)
+    if early is not None or fc is None:
+        return early or (MarkerState.CHECKING, [])
     if site.form is SpillForm.QWEN_TRUNCATED:
         return _head_and_tail_state(site, fc)
     if site.size_kb is not None and size_kb(fc.size) != site.size_kb:
@@ -242,20 +305,9 @@ def gemini_state(site: SpillSite, fc: FileCheck | None) -> tuple[MarkerState, li
     if not site.form.stored:
         return MarkerState.NOT_STORED, []
     line, name = site.line, site.file or ""
-    if not site.safe_name:
-        said = f"the marker's path {site.path!r:.120} does not end in a plain file name"
-        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
-    if fc is None:
-        return MarkerState.CHECKING, []
-    if fc.state is FileState.MISSING:
-        where = (
-            "the session has no tool-outputs/ folder"
-            if fc.detail.startswith("the artifact directory")
-            else "no such file in the session's tool-outputs/"
-        )
-        return MarkerState.MISSING, [Finding("missing-artifact", line, name, where)]
-    if fc.state is FileState.UNREADABLE:
-        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    early = _unchecked(site, fc, _gemini_missing)
+    if early is not None or fc is None:
+        return early or (MarkerState.CHECKING, [])
     if site.preview is None:
         return MarkerState.PRESENT, []
     if site.units is not None and fc.utf16 is not None and fc.utf16 != site.units:
@@ -294,35 +346,9 @@ def opencode_state(
     `now_ms`: the time a missing file's age is taken at (None: now).
     """
     line, name = site.line, site.file or ""
-    if not site.safe_name:
-        said = f"the marker's path {site.path!r:.120} does not end in a plain file name"
-        return MarkerState.UNSAFE_NAME, [Finding("unsafe-name", line, None, said)]
-    if fc is None:
-        return MarkerState.CHECKING, []
-    if fc.state is FileState.MISSING:
-        where = (
-            "OpenCode's data folder has no tool-output/ folder"
-            if fc.detail.startswith("the artifact directory")
-            else "no such file in OpenCode's tool-output/"
-        )
-        now = now_ms if now_ms is not None else int(time.time() * 1000)
-        written = site.written_ms
-        if written is None or now - written >= OPENCODE_RETENTION_MS:
-            when = "" if written is None else f" (written {_utc(written)}, over 7 days ago)"
-            return MarkerState.EXPIRED, [
-                Finding("expired-artifact", line, name, f"{where}{when}; {OPENCODE_RETENTION}")
-            ]
-        return MarkerState.MISSING, [
-            Finding(
-                "missing-artifact",
-                line,
-                name,
-                f"{where}, though it was written {_utc(written)}, less than 7 days ago "
-                f"({OPENCODE_RETENTION})",
-            )
-        ]
-    if fc.state is FileState.UNREADABLE:
-        return MarkerState.UNREADABLE, [Finding("unreadable-artifact", line, name, fc.detail)]
+    early = _unchecked(site, fc, partial(_opencode_missing, now_ms=now_ms))
+    if early is not None or fc is None:
+        return early or (MarkerState.CHECKING, [])
     if site.form is SpillForm.OPENCODE_SHELL:
         return MarkerState.PRESENT, []
     if site.file_bytes is not None and fc.size != site.file_bytes:
@@ -368,7 +394,7 @@ def _held(site: SpillSite) -> str:
 
 
 def _size_finding(site: SpillSite, fc: FileCheck) -> Finding | None:
-    line, name = site.line, site.file
+    line, name = site.line, site.file or ""
     capped = (
         site.bash
         and site.persisted_size is not None
@@ -410,7 +436,7 @@ def _size_finding(site: SpillSite, fc: FileCheck) -> Finding | None:
 
 def _file_notes(site: SpillSite, fc: FileCheck) -> list[Finding]:
     out = []
-    line, name = site.line, site.file
+    line, name = site.line, site.file or ""
     if (
         site.bash
         and site.persisted_size is not None
@@ -520,6 +546,8 @@ def start_suffices(sites: Sequence[SpillSite], fc: FileCheck) -> bool:
     return all(start_needed(site, fc.head, fc.size) is not None for site in sites)
 
 
+#: Forms not stored where this checks whose own words say where the whole went.
+_SAYS_WHERE = QWEN_FORMS | GEMINI_FORMS | {SpillForm.COPILOT_SAVED}
 #: Where a format's record names the file apart from the marker's text.
 _PATH_FIELDS = {Format.OPENCODE: "state.metadata.outputPath"}
 
@@ -530,11 +558,11 @@ def site_notes(site: SpillSite) -> list[Finding]:
     These are the analysis's findings (a line shows them while its sidecar is
     still being checked, and whether or not the sidecar is there).
     """
-    line, name = site.line, site.file
+    line, name = site.line, site.file or ""
     out = []
     if not site.form.stored:
         what = site.cut or "part of the output"
-        if site.form in QWEN_FORMS or site.form in GEMINI_FORMS:  # its words say where it is
+        if site.form in _SAYS_WHERE:  # its words say where the whole went
             said = f"cut from what the model saw: {what}"
         else:
             said = f"{what} cut from what the model saw, and not stored anywhere"

@@ -23,9 +23,10 @@ from typing import Any
 from transcript_view.core.compressed import SUFFIX, CompressedError, is_zstd, read_head
 from transcript_view.core.documents import is_chat_document, read_lines
 from transcript_view.core.formats.claude_code import claude_prompt
+from transcript_view.core.formats.copilot import copilot_prompt
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.gemini import gemini_prompt
-from transcript_view.core.formats.qwen import qwen_prompt
+from transcript_view.core.formats.qwen import CWD_RE, qwen_prompt
 from transcript_view.core.opencode_store import (
     SessionRow,
     StoreError,
@@ -35,7 +36,7 @@ from transcript_view.core.opencode_store import (
     is_database_name,
     list_database,
 )
-from transcript_view.core.transcript import TranscriptError, open_readonly
+from transcript_view.core.transcript import TranscriptError, first_json_string, open_readonly
 
 #: How much of a session is read for its first prompt and start time.
 HEAD_BYTES = 256 << 10
@@ -65,6 +66,9 @@ def default_root(fmt: Format, env: Mapping[str, str] | None = None) -> Path:
         # `homedir()` of Gemini CLI's `utils/paths.ts`: `$GEMINI_CLI_HOME` stands for the home.
         home = env.get("GEMINI_CLI_HOME") or str(Path.home())
         return Path(home) / ".gemini" / "tmp"
+    if fmt is Format.COPILOT:
+        base = env.get("COPILOT_HOME") or str(Path.home() / ".copilot")
+        return Path(base) / "session-state"
     if fmt is Format.OPENCODE:
         # Its data folder; `$OPENCODE_DB` moves only the database (`opencode_store.databases`).
         named = env.get("OPENCODE_DB")
@@ -151,6 +155,8 @@ def tree_format(directory: Path) -> Format | None:
     """
     if _is_opencode_data(directory):
         return Format.OPENCODE
+    if _copilot_root(directory) is not None:
+        return Format.COPILOT
     chats = _chats_format(directory)
     if chats is not None:
         return chats
@@ -265,6 +271,43 @@ def _codex_files(directory: Path, limit: int | None = None) -> Iterator[tuple[Pa
         stack.extend(sorted(subs))  # popped from the end: the newest first
 
 
+#: The file each Copilot CLI session folder holds its events in.
+EVENTS = "events.jsonl"
+
+
+def _copilot_root(directory: Path) -> Path | None:
+    """The folder of Copilot CLI session folders a folder is or holds (`~/.copilot`, its
+    `session-state/`, or one session's folder), decided by a session's first lines."""
+    for root in (directory / "session-state", directory):
+        for sub in _dirs(root)[:20]:
+            events = sub / EVENTS
+            if events.is_file() and _detected(events) is Format.COPILOT:
+                return root
+    events = directory / EVENTS
+    if events.is_file() and _detected(events) is Format.COPILOT:
+        return directory
+    return None
+
+
+def _detected(path: Path) -> Format | None:
+    try:
+        return detect(path).format
+    except TranscriptError:
+        return None
+
+
+def _copilot_files(root: Path) -> Iterator[tuple[Path, str]]:
+    """Each session's `events.jsonl`, with its project: the `cwd` its `session.start` names
+    (else the session folder's name). `root` may be one session's folder."""
+    folders = [root] if (root / EVENTS).is_file() else _dirs(root)
+    for folder in folders:
+        events = folder / EVENTS
+        if events.is_file() and not events.is_symlink():
+            cwd = first_json_string(events, CWD_RE, HEAD_BYTES)
+            yield events, (Path(cwd).name if cwd else folder.name)
+
+
+
 def _is_opencode_data(directory: Path) -> bool:
     """Whether a folder is OpenCode's data folder: a database of its name, or its older
     storage tree of sessions."""
@@ -329,6 +372,9 @@ def list_sessions(directory: Path, fmt: Format) -> list[SessionFile]:
     out: list[SessionFile] = []
     if fmt is Format.OPENCODE:
         out = opencode_sessions(directory)[0]
+    elif fmt is Format.COPILOT:
+        root = _copilot_root(directory) or directory
+        out = [_describe(path, fmt, project) for path, project in _copilot_files(root)]
     elif fmt is Format.CODEX:
         for path, day in _codex_files(root):
             out.append(_describe(path, fmt, day))
@@ -393,6 +439,8 @@ def _head_facts(path: Path, fmt: Format) -> tuple[str | None, str | None]:
 def _prompt(obj: dict[str, Any], fmt: Format) -> str | None:
     if fmt is Format.QWEN:
         return qwen_prompt(obj)
+    if fmt is Format.COPILOT:
+        return copilot_prompt(obj)
     if fmt is Format.GEMINI:
         return gemini_prompt(obj)
     if fmt is Format.CODEX:
@@ -409,7 +457,14 @@ def _prompt(obj: dict[str, Any], fmt: Format) -> str | None:
 
 
 #: The agents `--sessions` looks for, each at its default root (`default_root`).
-AGENTS = (Format.CLAUDE_CODE, Format.CODEX, Format.GEMINI, Format.QWEN, Format.OPENCODE)
+AGENTS = (
+    Format.CLAUDE_CODE,
+    Format.CODEX,
+    Format.GEMINI,
+    Format.QWEN,
+    Format.OPENCODE,
+    Format.COPILOT,
+)
 
 
 @dataclass(frozen=True, slots=True)

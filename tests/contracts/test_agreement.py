@@ -26,6 +26,7 @@ from _support import (
     CLAUDE_EXAMPLE,
     CLAUDE_SUBAGENT_EXAMPLE,
     CODEX_EXAMPLE,
+    COPILOT_EXAMPLE,
     EXAMPLES,
     GEMINI_EXAMPLE,
     OPENCODE_EXAMPLE,
@@ -57,6 +58,7 @@ FILES: list[tuple[str, Any]] = [
     ("example-qwen", lambda d: QWEN_EXAMPLE),
     ("example-gemini", lambda d: GEMINI_EXAMPLE),
     ("example-opencode", lambda d: OPENCODE_EXAMPLE),
+    ("example-copilot", lambda d: COPILOT_EXAMPLE),
     ("example-opencode-storage", lambda d: OPENCODE_STORAGE_EXAMPLE),
     ("key-without-marker", write_key_without_marker),
     # Cases `--check` refuses (exit 2) have no JSON; the viewer refuses them too

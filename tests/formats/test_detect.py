@@ -71,7 +71,7 @@ def test_a_file_that_is_no_format_is_one_clear_message(
     with pytest.raises(NotATranscript) as info:
         verify(path)
     message = str(info.value)
-    assert "not a transcript" in message and "Gemini CLI or OpenCode session" in message
+    assert "not a transcript" in message and "OpenCode or Copilot CLI session" in message
     assert "\n" not in message
 
 

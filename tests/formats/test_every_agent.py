@@ -20,6 +20,7 @@ def test_each_agents_root_is_overridden_by_its_variable(tmp_path: Path) -> None:
         "QWEN_HOME": "/q",
         "GEMINI_CLI_HOME": "/g",
         "XDG_DATA_HOME": "/d",
+        "COPILOT_HOME": "/p",
     }
     assert [default_root(f, env) for f in AGENTS] == [
         Path("/c/projects"),
@@ -27,6 +28,7 @@ def test_each_agents_root_is_overridden_by_its_variable(tmp_path: Path) -> None:
         Path("/g/.gemini/tmp"),
         Path("/q/projects"),
         Path("/d/opencode"),
+        Path("/p/session-state"),
     ]
     # OpenCode's database named by its variable is its root (a relative one: in the folder).
     assert default_root(Format.OPENCODE, {**env, "OPENCODE_DB": "/db/oc.db"}) == Path("/db/oc.db")
@@ -40,11 +42,12 @@ def test_every_agents_sessions_are_listed_newest_first(tmp_path: Path) -> None:
     assert {s.format for s in found.sessions} == set(AGENTS)
     times = [s.mtime for s in found.sessions]
     assert times == sorted(times, reverse=True)
-    # OpenCode's two newest (its database's, from 2026-11-24), then Qwen Code's and Gemini
-    # CLI's, which both began at 10:00:01: the same time, by path.
-    assert [s.format for s in found.sessions][:4] == [
+    # OpenCode's two newest (its database's, from 2026-11-24), Copilot CLI's (11-22), then
+    # Qwen Code's and Gemini CLI's, which both began at 10:00:01: the same time, by path.
+    assert [s.format for s in found.sessions][:5] == [
         Format.OPENCODE,
         Format.OPENCODE,
+        Format.COPILOT,
         Format.QWEN,
         Format.GEMINI,
     ]
@@ -65,6 +68,7 @@ def test_an_absent_root_is_skipped_and_an_unreadable_one_is_one_line(tmp_path: P
         Format.CLAUDE_CODE,
         Format.GEMINI,
         Format.OPENCODE,
+        Format.COPILOT,
     }
     assert [f for f, _ in found.absent] == [Format.QWEN]
     (line,) = found.unreadable
@@ -72,7 +76,7 @@ def test_an_absent_root_is_skipped_and_an_unreadable_one_is_one_line(tmp_path: P
 
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    agents = ("CLAUDE", "CODEX", "QWEN", "GEMINI", "OPENCODE", "XDG_DATA_HOME")
+    agents = ("CLAUDE", "CODEX", "QWEN", "GEMINI", "OPENCODE", "XDG_DATA_HOME", "COPILOT")
     clean = {k: v for k, v in os.environ.items() if not k.startswith(agents)}
     return subprocess.run(
         [sys.executable, "-m", "transcript_view", *args],
@@ -88,7 +92,7 @@ def test_check_sessions_checks_every_agents_transcripts(tmp_path: Path) -> None:
     out = _cli(["--check", "--sessions"], every_agent_home(tmp_path))
     assert out.returncode == 1, out.stderr  # the examples have problems on purpose
     for label in ("Claude Code session", "Codex rollout", "Qwen Code session",
-                  "Gemini CLI session", "OpenCode session"):  # fmt: skip
+                  "Gemini CLI session", "OpenCode session", "Copilot CLI session"):  # fmt: skip
         assert f"({label})" in out.stdout
     assert out.stdout.count("(Claude Code session)") == 2  # its subagent's file too
 

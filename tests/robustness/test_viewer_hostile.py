@@ -150,6 +150,7 @@ async def asyncio_run_case(path: Path, case: Case) -> None:
                 "qwen-quoted-stub": "Persisted tool-output artifact: x`.",
                 "gemini-quoted-marker": "and masks an old one with `<tool_output_masked>`.",
                 "opencode-quoted-marker": "is what the shell says, then its path",
+                "copilot-quoted-marker": "and that is all.",
             }.get(
                 case.name, "[Old tool result content cleared]"
             )

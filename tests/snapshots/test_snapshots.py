@@ -23,6 +23,7 @@ from _sessions import ClaudeSession
 from _support import (
     CLAUDE_EXAMPLE,
     CODEX_EXAMPLE,
+    COPILOT_EXAMPLE,
     EXAMPLES,
     GEMINI_EXAMPLE,
     OPENCODE_DATA,
@@ -408,6 +409,16 @@ class TestAgentFormats:
 
         app = TranscriptApp(OPENCODE_EXAMPLE)
         assert snap_compare(app, terminal_size=SIZE, run_before=first_problem)
+
+    def test_copilot_session_at_its_first_marker(self, snap_compare: Any) -> None:
+        """A large output whose file was in the OS temp folder: said, never looked for."""
+
+        async def first_marker(pilot: Pilot[Any]) -> None:
+            await settle(pilot)
+            await pilot.press("n")
+
+        app = TranscriptApp(COPILOT_EXAMPLE)
+        assert snap_compare(app, terminal_size=SIZE, run_before=first_marker)
 
     def test_opencode_data_folder(self, snap_compare: Any) -> None:
         """`--opencode`: the database's sessions (a subagent's among them) and the older

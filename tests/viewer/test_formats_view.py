@@ -181,6 +181,8 @@ async def test_the_model_view_of_another_format_is_the_next_calls_context() -> N
         (QWEN_EXAMPLE.parent, Format.QWEN, "The test suite is slow"),
         (EXAMPLES / "gemini", Format.GEMINI, "The test suite is slow"),
         (EXAMPLES / "gemini" / "tmp" / "proj", Format.GEMINI, "The test suite is slow"),
+        (EXAMPLES / "copilot", Format.COPILOT, "The test suite is slow"),
+        (EXAMPLES / "copilot" / "session-state", Format.COPILOT, "The test suite is slow"),
     ],
 )
 @sync
@@ -234,7 +236,7 @@ def test_the_viewer_refuses_a_file_that_is_no_transcript_in_one_line(tmp_path: P
     path.write_text('{"name": "x"}\n')
     out = _cli([str(path)], {})
     assert out.returncode == 2 and out.stderr.count("\n") == 1
-    assert "not a transcript" in out.stderr and "Gemini CLI or OpenCode session" in out.stderr
+    assert "not a transcript" in out.stderr and "OpenCode or Copilot CLI session" in out.stderr
 
 
 @sync
@@ -649,3 +651,16 @@ async def test_an_opencode_session_has_nothing_to_follow_and_leaves_no_copy(tmp_
     load = LoadState()
     load.index_grew(decompressing=True, exported=True)
     assert load.phase is Phase.EXPORTING and load.phase.label == "reading its rows"
+
+
+def test_copilot_checks_the_default_sessions_folder(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(EXAMPLES / "copilot", tmp_path / ".copilot")
+    out = _cli(["--check", "--copilot"], {"COPILOT_HOME": str(tmp_path / ".copilot")})
+    assert out.returncode == 1, out.stderr  # the example has an event cut short on purpose
+    assert out.stdout.count("(Copilot CLI session)") == 1
+    assert "nothing stored to check (its large outputs went to the OS temp folder" in out.stdout
+    assert "NUL bytes where events should be" in out.stdout
+    missing = _cli(["--copilot"], {"COPILOT_HOME": str(tmp_path / "nowhere")})
+    assert missing.returncode == 2 and "no such directory" in missing.stderr

@@ -252,7 +252,8 @@ class SessionsScreen(Screen[None]):
             table.update_cell(message.key, "status", status)
         else:
             markers, checked, problems, errors, warnings = message.counts
-            codex = self._format_of(message.key) is Format.CODEX  # nothing stored to check
+            # Nothing stored to check (Copilot CLI's outputs went to a temp folder).
+            codex = self._format_of(message.key) in (Format.CODEX, Format.COPILOT)
             shown = f"{markers:,}" if codex else f"{checked:,}/{markers:,}"
             table.update_cell(message.key, "markers", Text(shown, justify="right"))
             style = self._style("error") if errors else self._style("warning") if problems else ""
