@@ -15,8 +15,8 @@ private copy, never beside the session, of this module's JSON lines:
     {"opencode":"message", "id":"msg_…", "data":{"role":…, …}}        each message
     {"opencode":"part", "id":"prt_…", "message":"msg_…", "data":{…}}  its parts, after it
 
-in OpenCode's order (messages by id, each one's parts by id: ids ascend with
-time). Line N of what the viewer and `--check` show is the copy's. A part's
+in OpenCode's order (messages by `time_created` then id, each one's parts by id).
+Line N of what the viewer and `--check` show is the copy's. A part's
 `data` is copied as the database holds it, byte for byte (a line that does not
 parse is a finding on that line, as in any transcript), with a raw line break
 (only whitespace, in JSON that parses) made a space.
@@ -30,8 +30,9 @@ writing to it): it is opened read-only (a `mode=ro` URI), in one read transactio
 per export. SQLite makes a `-wal` and a `-shm` file beside a database in WAL mode
 for a reader when they are not there, and leaves them; OpenCode keeps them while it
 runs, so when there is no `-wal` file no one is writing, and the database is opened
-`immutable` (no lock, no file made). A database that stays busy (`BUSY_SECONDS`) is
-said to be so.
+`immutable` (no lock, no file made); should OpenCode start and checkpoint while it is
+read so, what SQLite then says is one finding, not a wrong line. A database that stays
+busy (`BUSY_SECONDS`) is said to be so.
 """
 
 from __future__ import annotations
