@@ -246,6 +246,13 @@ class _Mark(NamedTuple):
     preview: str | None = None
 
 
+def site_text(b: RowBuilder, base: int, text: str, sites: Sequence[SpillSite]) -> None:
+    """A tool's output the model saw, with a marker row where each of the format's own sites
+    (what its pass records for the text) stands, in the format's words."""
+    marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
+    _text_around(b, base, text, marks)
+
+
 def _text_around(b: RowBuilder, base: int, text: str, marks: Sequence[_Mark]) -> None:
     """A tool's output the model saw, split around its markers, each a marker row with its badge.
 
@@ -305,8 +312,7 @@ def _qwen_text(b: RowBuilder, base: int, text: str) -> None:
     """A Qwen Code tool result the model saw, with a marker row where its stub's header or a
     cut's file names stand (the pass's own sites: `qwen.text_sites`)."""
     sites = qwen_sites(b.line, -1, base, text)
-    marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
-    _text_around(b, base, text, marks)
+    site_text(b, base, text, sites)
 
 
 def _tags(b: RowBuilder) -> None:
@@ -874,11 +880,7 @@ def build_qwen(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     parts = parts if isinstance(parts, list) else []
     subtype = obj.get("subtype")
     if b.record is not None:
-        if b.count_only:
-            b.counted_head()
-        else:
-            record_head(b, f"system  {subtype}", b.record.note)
-        b.text(clip(obj.get("systemPayload")), style=p.dim, limit=DIM_ROWS)
+        record_rows(b, f"system  {subtype}", obj.get("systemPayload"))
     elif kind == "system" and subtype == COMPRESSION:
         head = Text("chat compression", style=p.heading)
         head.append("  a compressed history replaced the one before this line", style=p.dim)
@@ -945,14 +947,7 @@ def _qwen_message(b: RowBuilder, kind: str, obj: Mapping[str, Any], parts: list[
             b.text(text)
         call = part.get("functionCall")
         if isinstance(call, Mapping):
-            if b.count_only:
-                b.counted_head()
-            else:
-                head = Text("⚙ ", style=p.strong)
-                head.append(visible(str(call.get("name", "?"))), style=p.tool_name)
-                head.append(f"  call {visible(short_id(str(call.get('id', '')), 24))}",
-                            style=p.dim)  # fmt: skip
-                b.head(head)
+            call_head(b, call.get("name", "?"), call.get("id", ""))
             b.text(clip(call.get("args")), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
 
 
@@ -964,12 +959,8 @@ def build_gemini(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     p = b.palette
     patch = obj.get("$set")
     if b.record is not None:
-        if b.count_only:
-            b.counted_head()
-        else:
-            record_head(b, str(obj.get("type") or "$set"), b.record.note)
         shown = obj.get("content") if "content" in obj else patch
-        b.text(clip(shown), style=p.dim, limit=DIM_ROWS)
+        record_rows(b, str(obj.get("type") or "$set"), shown)
     elif isinstance(patch, Mapping) and isinstance(patch.get("messages"), list):
         _gemini_history(b, [m for m in patch["messages"] if isinstance(m, Mapping)])
     elif isinstance(obj.get("$rewindTo"), str):
@@ -1060,22 +1051,14 @@ def _gemini_message(b: RowBuilder, obj: Mapping[str, Any]) -> None:
 
 
 def _gemini_call_head(b: RowBuilder, call: Mapping[str, Any], *, result: bool) -> None:
-    p = b.palette
-    if b.count_only:
-        b.counted_head()
-        return
-    head = Text("← result of " if result else "⚙ ", style=p.role("tool") if result else p.strong)
-    head.append(visible(str(call.get("name", "?"))), style=p.tool_name)
-    head.append(f"  call {visible(short_id(str(call.get('id', '')), 24))}", style=p.dim)
-    b.head(head)
+    call_head(b, call.get("name", "?"), call.get("id", ""), result=result)
 
 
 def _gemini_text(b: RowBuilder, base: int, text: str, call: Mapping[str, Any]) -> None:
     """A result the model got, with a marker row where Gemini CLI's marker words stand (the
     pass's own sites: `gemini.text_sites`)."""
     sites = gemini_sites(b.line, base, text, call.get("id"), call.get("name"))
-    marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
-    _text_around(b, base, text, marks)
+    site_text(b, base, text, sites)
 
 
 # -- OpenCode ---------------------------------------------------------------------------------
@@ -1088,11 +1071,7 @@ def build_opencode(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     data = obj.get("data")
     data = data if isinstance(data, Mapping) else {}
     if b.record is not None:
-        if b.count_only:
-            b.counted_head()
-        else:
-            record_head(b, str(data.get("type")), b.record.note)
-        b.text(clip(dict(data)), style=p.dim, limit=DIM_ROWS)
+        record_rows(b, str(data.get("type")), dict(data))
     elif kind == "session":
         head = Text("session", style=p.heading)
         said = [str(obj.get(k)) for k in ("version", "directory", "title") if obj.get(k)]
@@ -1150,16 +1129,8 @@ def _opencode_part(b: RowBuilder, obj: Mapping[str, Any], data: Mapping[str, Any
         b.text(text, style=p.dim, limit=REASONING_ROWS)
     elif kind == "tool":
         state = data.get("state")
-        if b.count_only:
-            b.counted_head()
-        else:
-            head = Text("⚙ ", style=p.strong)
-            head.append(visible(str(data.get("tool", "?"))), style=p.tool_name)
-            head.append(f"  call {visible(short_id(str(data.get('callID', '')), 24))}",
-                        style=p.dim)  # fmt: skip
-            if isinstance(state, Mapping):
-                head.append(visible(f"  {state.get('status', '?')}"), style=p.dim)
-            b.head(head)
+        status = state.get("status", "?") if isinstance(state, Mapping) else None
+        call_head(b, data.get("tool", "?"), data.get("callID", ""), note=status)
         _tags(b)
         lifetime_rows(b)
         if isinstance(state, Mapping):
@@ -1173,8 +1144,7 @@ def _opencode_part(b: RowBuilder, obj: Mapping[str, Any], data: Mapping[str, Any
             call = str(data.get("callID")) if isinstance(data.get("callID"), str) else None
             tool = str(data.get("tool")) if isinstance(data.get("tool"), str) else None
             sites = opencode_sites(b.line, result, call, tool, state)
-            marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
-            _text_around(b, 0, result, marks)
+            site_text(b, 0, result, sites)
     elif kind == "compaction":
         head = Text("compaction", style=p.heading)
         how = "automatic" if data.get("auto") is True else "asked for"
@@ -1205,11 +1175,7 @@ def build_copilot(b: RowBuilder, obj: Mapping[str, Any]) -> None:
     data = obj.get("data")
     data = data if isinstance(data, Mapping) else {}
     if b.record is not None:
-        if b.count_only:
-            b.counted_head()
-        else:
-            record_head(b, str(kind), b.record.note)
-        b.text(clip(dict(data)), style=p.dim, limit=DIM_ROWS)
+        record_rows(b, str(kind), dict(data))
     elif kind in ("user.message", "system.message"):
         role = "user" if kind == "user.message" else "system"
         if b.count_only:
@@ -1240,14 +1206,7 @@ def build_copilot(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         for r in requests if isinstance(requests, list) else []:
             if not isinstance(r, Mapping):
                 continue
-            if b.count_only:
-                b.counted_head()
-            else:
-                head = Text("⚙ ", style=p.strong)
-                head.append(visible(str(r.get("name", "?"))), style=p.tool_name)
-                head.append(f"  call {visible(short_id(str(r.get('toolCallId', '')), 24))}",
-                            style=p.dim)  # fmt: skip
-                b.head(head)
+            call_head(b, r.get("name", "?"), r.get("toolCallId", ""))
             b.text(clip(r.get("arguments")), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
     elif kind == "assistant.reasoning":
         if isinstance(data.get("content"), str):
@@ -1267,8 +1226,7 @@ def build_copilot(b: RowBuilder, obj: Mapping[str, Any]) -> None:
         if text is not None:
             call = data.get("toolCallId")
             sites = copilot_sites(b.line, text, call if isinstance(call, str) else None, None)
-            marks = [_Mark(s.start, s.end, spill_words(s.form, s, None)) for s in sites]
-            _text_around(b, 0, text, marks)
+            site_text(b, 0, text, sites)
         error = data.get("error")
         if isinstance(error, Mapping) and isinstance(error.get("message"), str):
             b.text(f"error: {error['message']}", style=p.dim, limit=DIM_ROWS)
@@ -1351,14 +1309,7 @@ def _codex_item(b: RowBuilder, item: Mapping[str, Any]) -> None:
         compaction_rows(b, summary=False)
         b.text(COMPACTION_ENCRYPTED, style=p.warning, limit=2)
     elif itype in ("function_call", "custom_tool_call", "local_shell_call"):
-        if b.count_only:
-            b.counted_head()
-        else:
-            head = Text("⚙ ", style=p.strong)
-            head.append(visible(str(item.get("name", itype))), style=p.tool_name)
-            call = visible(short_id(str(item.get("call_id", "")), 24))
-            head.append(f"  call {call}", style=p.dim)
-            b.head(head)
+        call_head(b, item.get("name", itype), item.get("call_id", ""))
         lifetime_rows(b)
         b.text(clip(call_arguments(item)), indent=ARGUMENTS_INDENT, limit=ARGUMENTS_ROWS)
     elif isinstance(itype, str) and itype in OUTPUT_TYPES:
@@ -1422,6 +1373,33 @@ def _fold_row(b: RowBuilder) -> None:
         records = [b.record]
     words = visible(fold_words(records, more=more)) + " (enter shows them)"  # types are text
     b.head(Text(FOLDED_MARK + words, style=b.palette.dim), "fold")
+
+
+def call_head(
+    b: RowBuilder, name: object, call_id: object, *, result: bool = False, note: object = None
+) -> None:
+    """A tool call's heading (`⚙ name  call id`, or `← result of …` for its result's), with
+    `note` after it (a state); counted alone when the block is only counted."""
+    if b.count_only:
+        b.counted_head()
+        return
+    p = b.palette
+    head = Text("← result of " if result else "⚙ ", style=p.role("tool") if result else p.strong)
+    head.append(visible(str(name)), style=p.tool_name)
+    head.append(f"  call {visible(short_id(str(call_id), 24))}", style=p.dim)
+    if note is not None:
+        head.append(f"  {visible(str(note))}", style=p.dim)
+    b.head(head)
+
+
+def record_rows(b: RowBuilder, name: str, shown: object) -> None:
+    """An agent's own record on its own rows: its heading and what it is, then what it
+    holds, dimmed (`b.record`, which the caller has)."""
+    if b.count_only:
+        b.counted_head()
+    else:
+        record_head(b, name, b.record.note if b.record is not None else "")
+    b.text(clip(shown), style=b.palette.dim, limit=DIM_ROWS)
 
 
 def record_head(b: RowBuilder, name: str, note: str) -> None:
