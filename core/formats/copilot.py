@@ -27,22 +27,22 @@ lines around it are read as usual.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from transcript_view.core.calls import COPILOT_USAGE, INHERITED, ROW_FORMAT, Compaction
-from transcript_view.core.decoding import Measure, Measured, decoded_lines
+from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.copilot_markers import TEMP_WORDS, find_saved
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.genai_parts import Other
-from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
-from transcript_view.core.found import Found
+from transcript_view.core.formats.model import SpillForm, SpillSite
 from transcript_view.core.keys import IdKeys
 from transcript_view.core.transcript import Transcript
 
@@ -366,28 +366,6 @@ def sidecar_dir(path: Path) -> None:
 
 # -- the pass -------------------------------------------------------------------------------------
 
-
-def analyse_copilot(
-    transcript: Transcript,
-    progress: Callable[[int, int], None] | None = None,
-    *,
-    workers: int | None = None,
-    found: Found | None = None,
-    measure: Measure | None = None,
-    measured: Measured | None = None,
-) -> SessionAnalysis:
-    """One pass over a Copilot CLI session (its markers' files are never looked for).
-
-    Args: as `core.formats.codex.analyse_codex`'s.
-    """
-    return analyse_agent(
-        Format.COPILOT,
-        map_copilot,
-        sidecar_dir,
-        transcript,
-        progress,
-        workers=workers,
-        found=found,
-        measure=measure,
-        measured=measured,
-    )
+#: One pass over a Copilot CLI session (its markers' files are never looked for):
+#: `agent_pass.analyse_agent` with this format's map and folder, called as `analyse_codex` is.
+analyse_copilot = partial(analyse_agent, Format.COPILOT, map_copilot, sidecar_dir)

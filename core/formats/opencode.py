@@ -24,7 +24,8 @@ summary after it (OpenCode's `filterCompacted`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +39,13 @@ from transcript_view.core.calls import (
     ROW_FORMAT,
     Compaction,
 )
-from transcript_view.core.decoding import Measure, Measured, decoded_lines
+from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
 from transcript_view.core.formats.genai_parts import Other
-from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.formats.model import SpillForm, SpillSite
 from transcript_view.core.formats.opencode_markers import find_cut, might_be_cut
-from transcript_view.core.found import Found
 from transcript_view.core.keys import IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.opencode_store import (
@@ -413,28 +413,6 @@ def sidecar_dir(path: Path) -> Path:
 
 # -- the pass -------------------------------------------------------------------------------------
 
-
-def analyse_opencode(
-    transcript: Transcript,
-    progress: Callable[[int, int], None] | None = None,
-    *,
-    workers: int | None = None,
-    found: Found | None = None,
-    measure: Measure | None = None,
-    measured: Measured | None = None,
-) -> SessionAnalysis:
-    """One pass over a OpenCode session (its cut outputs' files are checked by the ledger).
-
-    Args: as `core.formats.codex.analyse_codex`'s.
-    """
-    return analyse_agent(
-        Format.OPENCODE,
-        map_opencode,
-        sidecar_dir,
-        transcript,
-        progress,
-        workers=workers,
-        found=found,
-        measure=measure,
-        measured=measured,
-    )
+#: One pass over an OpenCode session (its cut outputs' files are checked by the ledger):
+#: `agent_pass.analyse_agent` with this format's map and folder, called as `analyse_codex` is.
+analyse_opencode = partial(analyse_agent, Format.OPENCODE, map_opencode, sidecar_dir)

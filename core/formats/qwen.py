@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from transcript_view.core.calls import (
     ROW_FORMAT,
     Compaction,
 )
-from transcript_view.core.decoding import Measure, Measured, decoded_lines
+from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
@@ -53,7 +54,7 @@ from transcript_view.core.formats.genai_parts import (
     Parts,
     response_output,
 )
-from transcript_view.core.formats.model import SessionAnalysis, SpillForm, SpillSite
+from transcript_view.core.formats.model import SpillForm, SpillSite
 from transcript_view.core.formats.qwen_markers import (
     QwenCut,
     QwenStub,
@@ -61,7 +62,6 @@ from transcript_view.core.formats.qwen_markers import (
     find_stub,
     tool_results_dir,
 )
-from transcript_view.core.found import Found
 from transcript_view.core.keys import IdKeys
 from transcript_view.core.markers import is_safe_basename
 from transcript_view.core.transcript import Transcript, first_json_string
@@ -523,28 +523,6 @@ def sidecar_dir(path: Path) -> Path:
 
 # -- the pass -------------------------------------------------------------------------------------
 
-
-def analyse_qwen(
-    transcript: Transcript,
-    progress: Callable[[int, int], None] | None = None,
-    *,
-    workers: int | None = None,
-    found: Found | None = None,
-    measure: Measure | None = None,
-    measured: Measured | None = None,
-) -> SessionAnalysis:
-    """One pass over a Qwen Code session (its stubs' files are checked by the ledger).
-
-    Args: as `core.formats.codex.analyse_codex`'s.
-    """
-    return analyse_agent(
-        Format.QWEN,
-        map_qwen,
-        sidecar_dir,
-        transcript,
-        progress,
-        workers=workers,
-        found=found,
-        measure=measure,
-        measured=measured,
-    )
+#: One pass over a Qwen Code session (its stubs' files are checked by the ledger):
+#: `agent_pass.analyse_agent` with this format's map and folder, called as `analyse_codex` is.
+analyse_qwen = partial(analyse_agent, Format.QWEN, map_qwen, sidecar_dir)
