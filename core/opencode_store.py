@@ -84,31 +84,6 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "opencode"
 
 
-def databases(env: Mapping[str, str] | None = None) -> list[Path]:
-    """The databases OpenCode may keep its sessions in here: `$OPENCODE_DB` (absolute, or
-    relative to the data folder) when set, else `opencode.db` and every channel's
-    `opencode-<channel>.db` in the data folder (which one a build uses depends on its
-    channel, which a reader cannot know). Only those that are there."""
-    env = os.environ if env is None else env
-    data = data_dir(env)
-    named = env.get("OPENCODE_DB")
-    if named and named != ":memory:":
-        path = Path(named) if os.path.isabs(named) else data / named
-        return [path] if path.is_file() else []
-    try:
-        with os.scandir(data) as it:
-            names = sorted(
-                e.name
-                for e in it
-                if e.name.startswith("opencode")
-                and e.name.endswith(".db")
-                and e.is_file(follow_symlinks=False)
-            )
-    except OSError:
-        return []
-    return [data / n for n in names]
-
-
 def is_sqlite(head: bytes) -> bool:
     """Whether a file starting with `head` is a SQLite database."""
     return head[: len(SQLITE_MAGIC)] == SQLITE_MAGIC
@@ -372,13 +347,6 @@ def _first_prompts(conn: sqlite3.Connection) -> dict[str, str]:
     return out
 
 
-def _one_line(data: bytes) -> bytes:
-    """A JSON text on one line: a raw line break in JSON that parses is whitespace."""
-    if b"\n" in data or b"\r" in data:
-        return data.replace(b"\r", b" ").replace(b"\n", b" ")
-    return data
-
-
 def _dumps(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
         "utf-8", "surrogatepass"
@@ -392,7 +360,7 @@ def _raw(value: object) -> bytes:
     if isinstance(value, str):
         value = value.encode("utf-8", "surrogatepass")
     if isinstance(value, bytes):
-        return _one_line(value) if value.strip() else b"null"
+        return _one_line_data(value) if value.strip() else b"null"
     return _dumps(value)
 
 
@@ -831,9 +799,9 @@ def is_database_file(path: Path) -> bool:
     return is_sqlite(_head(path))
 
 
-#: The names OpenCode gives its databases (`opencode.db`, `opencode-<channel>.db`).
 def is_database_name(name: str) -> bool:
-    """Whether a file name is one OpenCode gives a database."""
+    """Whether a file name is one OpenCode gives a database: `opencode.db`, or a build
+    channel's `opencode-<channel>.db` (which one a build uses, a reader cannot know)."""
     return name == "opencode.db" or (name.startswith("opencode-") and name.endswith(".db"))
 
 

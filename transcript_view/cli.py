@@ -323,11 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = _describe(path)
     if problem is not None:
         return _usage_error(problem)
-    from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
+    from transcript_view.core.opencode_store import StoreError, has_session, is_database_file
 
     if is_database_file(path):  # OpenCode's database: the list of its sessions
         try:
-            list_database(path)
+            has_session(path, "")  # says why, if it is no OpenCode database that can be read
         except StoreError as exc:
             return _usage_error(str(exc))
     elif not path.is_dir() and forced is None:

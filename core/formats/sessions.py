@@ -70,7 +70,7 @@ def default_root(fmt: Format, env: Mapping[str, str] | None = None) -> Path:
         base = env.get("COPILOT_HOME") or str(Path.home() / ".copilot")
         return Path(base) / "session-state"
     if fmt is Format.OPENCODE:
-        # Its data folder; `$OPENCODE_DB` moves only the database (`opencode_store.databases`).
+        # Its data folder; `$OPENCODE_DB` moves only the database (used as the root).
         named = env.get("OPENCODE_DB")
         if named and os.path.isabs(named):
             return Path(named)
