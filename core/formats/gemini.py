@@ -23,12 +23,11 @@ API's `promptTokenCount`) when a line of it records one.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import re
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,48 +134,68 @@ def _output(part: object) -> str | None:
     return part.text if type(part.text) is str else None
 
 
-def results(message: Message) -> Iterator[tuple[int, int, ToolCall, str]]:
-    """(call index, base, call, text) of each tool result text in a `gemini` message: `base`
-    is where the text starts in the message's seen text (its results' texts joined by one
-    LF), what marker offsets count in."""
+Result = tuple[int, int, "ToolCall", str]
+"""A tool result's text in a `gemini` message: (call index, base, call, text), `base` being
+where the text starts in the message's seen text (its results' texts joined by one LF),
+what marker offsets count in."""
+
+_NONE: tuple[Result, ...] = ()
+
+
+def seen(message: Message) -> tuple[int, Sequence[Result]]:
+    """A message as an estimate of the context counts it, and its tool results' texts: one
+    walk of it, which runs on every version of every message.
+
+    The characters are its texts (not thoughts), its calls' arguments as JSON (compact,
+    as `JSON.stringify` writes them) and their results' texts; each result is a `Result`.
+    """
+    content = message.content
+    if type(content) is str:
+        n = len(content)
+    elif content is None:
+        n = 0
+    else:
+        n = sum(map(len, _texts(content)))
     calls = message.toolCalls
     if type(calls) is not list:
-        return
+        return n, _NONE
+    out: list[Result] = []
     base = 0
     for i, call in enumerate(calls):
         if type(call) is not ToolCall:
             continue
+        args = call.args
+        if args is not None:
+            try:
+                encoded = _encode(args)
+            except (TypeError, msgspec.EncodeError):
+                pass
+            else:
+                n += len(encoded) if encoded.isascii() else len(encoded.decode("utf-8", "replace"))
         result = call.result
+        if result is None:
+            continue
         for part in result if type(result) is list else (result,):
             text = _output(part)
             if text is not None:
-                yield i, base, call, text
-                base += len(text) + 1
+                out.append((i, base, call, text))
+                size = len(text)
+                n += size
+                base += size + 1
+    return n, out
+
+
+_encode = msgspec.json.encode
+
+
+def results(message: Message) -> Sequence[Result]:
+    """Each tool result text in a `gemini` message (`seen`'s)."""
+    return seen(message)[1]
 
 
 def chars_of(message: Message) -> int:
-    """The characters of a message an estimate of the context counts: its texts (not
-    thoughts), its calls' arguments as JSON (compact, as `JSON.stringify` writes them),
-    their results' texts (`results`, written out: it runs on every version of every
-    message)."""
-    content = message.content
-    n = len(content) if type(content) is str else sum(len(t) for t in _texts(content))
-    calls = message.toolCalls
-    if type(calls) is not list:
-        return n
-    for call in calls:
-        if type(call) is not ToolCall:
-            continue
-        if call.args is not None:
-            with contextlib.suppress(TypeError, msgspec.EncodeError):
-                encoded = msgspec.json.encode(call.args)
-                n += len(encoded) if encoded.isascii() else len(encoded.decode("utf-8", "replace"))
-        result = call.result
-        for part in result if type(result) is list else (result,):
-            text = _output(part)
-            if text is not None:
-                n += len(text)
-    return n
+    """The characters of a message an estimate of the context counts (`seen`'s)."""
+    return seen(message)[0]
 
 
 def result_texts(message: Mapping[str, Any]) -> Iterator[tuple[int, int, Mapping[str, Any], str]]:
@@ -345,11 +364,15 @@ def map_gemini(
             add_line(line)
             add_key(keys(obj.id))
             add_kind(code)
-            add_chars(chars_of(obj) if code != UI else 0)
+            if code == UI:
+                add_chars(0)
+            else:
+                chars, outputs = seen(obj)
+                add_chars(chars)
+                if code == MODEL_MESSAGE and outputs:
+                    _sites(b, line, outputs, 0)
             add_tokens(_tokens(obj.tokens))
             add_model(_model_index(b.model_names, obj.model))
-            if code == MODEL_MESSAGE:
-                _sites(b, line, obj, 0)
         elif kind == "$rewindTo":
             target = obj.rewind_to
             fact = Fact(line, REWIND, keys(target) if type(target) is str else 0)
@@ -374,17 +397,17 @@ def map_gemini(
             b.events.append((len(b.lines), Fact(line, SET, messages=rows)))
             base = 0
             for m in messages:
-                base = _sites(b, line, m, base)
+                base = _sites(b, line, results(m), base)
     b.envelopes = len(kinds)
     b.types = dict(Counter(kinds))
     return b
 
 
-def _sites(b: GeminiBatch, line: int, message: Message, base: int) -> int:
-    """The markers in one message's results (`base`: where its seen text starts in the
-    line's); returns where the next message's starts."""
+def _sites(b: GeminiBatch, line: int, outputs: Sequence[Result], base: int) -> int:
+    """The markers in one message's results (`outputs`; `base`: where its seen text starts
+    in the line's); returns where the next message's starts."""
     end = base
-    for _, at, call, text in results(message):
+    for _, at, call, text in outputs:
         end = base + at + len(text) + 1
         if not text.startswith(_STARTS):
             continue  # most results
@@ -536,16 +559,16 @@ class GeminiPass:
         version_lines, version_chars = self.version_lines, self.version_chars
         earlier, later = self.earlier.append, self.later.append
         total, items, big_line, big_chars = self.total, self.items, self.big_line, self.big_chars
-        lines, keys, kinds, all_chars = b.lines, b.keys, b.kinds, b.chars
-        all_tokens, all_models = b.tokens, b.models
-        for row in range(start, stop):
-            line, key, kind, chars = lines[row], keys[row], kinds[row], all_chars[row]
+        rows = zip(
+            b.lines[start:stop], b.keys[start:stop], b.kinds[start:stop], b.chars[start:stop],
+            b.tokens[start:stop], b.models[start:stop], strict=True,
+        )  # fmt: skip
+        for line, key, kind, chars, tokens, model in rows:
             at = in_force.get(key)
             if at is not None:  # written again: this version replaces the one before
                 earlier(version_lines[at])
                 later(line)
             if kind == MODEL_MESSAGE and key not in call_of:
-                model = all_models[row]
                 call_of[key] = len(calls.lines)
                 calls.lines.append(line)
                 calls.tokens.append(-1)
@@ -557,7 +580,6 @@ class GeminiPass:
                 calls.big_lines.append(big_line)
                 calls.big_chars.append(big_chars)
                 items, big_line, big_chars = 0, -1, -1
-            tokens = all_tokens[row]
             if tokens >= 0:
                 self._size(key, tokens)
             if kind == UI:
