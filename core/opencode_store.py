@@ -27,7 +27,8 @@ is a file), so such a path is never another file's (`address`).
 
 The database is never written, and never locked against OpenCode (which may be
 writing to it): it is opened read-only (a `mode=ro` URI), in one read transaction
-per export. SQLite makes a `-wal` and a `-shm` file beside a database in WAL mode
+per export (per process, when processes share the export of a database no one is
+writing to: `DatabaseExport`). SQLite makes a `-wal` and a `-shm` file beside a database in WAL mode
 for a reader when they are not there, and leaves them; OpenCode keeps them while it
 runs, so when there is no `-wal` file no one is writing, and the database is opened
 `immutable` (no lock, no file made); should OpenCode start and checkpoint while it is
@@ -41,6 +42,7 @@ import json
 import os
 import sqlite3
 import stat
+import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterator, Mapping
@@ -48,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from transcript_view.core import parallel
 from transcript_view.core.compressed import CompressedError
 
 #: The first bytes of every SQLite database file.
@@ -405,17 +408,19 @@ def _session_columns(conn: sqlite3.Connection, session_id: str) -> dict[str, obj
 #: row's data once per operator).
 #: A row's `data` as text, or `null` (JSON) where there is none (a number stays a number).
 _DATA_SQL = "CASE WHEN data IS NULL OR data = '' THEN 'null' ELSE CAST(data AS TEXT) END"
+#: A run of a session's messages in OpenCode's order: `LIMIT ? OFFSET ?` (-1, 0: all of
+#: them), so that an export can be shared between processes (`DatabaseExport`).
+_IN_ORDER = "FROM message WHERE session_id = ? ORDER BY time_created, id LIMIT ? OFFSET ?"
 _MESSAGE_SQL = (
     "SELECT CAST(id AS TEXT), json_quote(CAST(id AS TEXT)), "
     "CASE WHEN typeof(time_created) = 'integer' THEN CAST(time_created AS TEXT) ELSE 'null' END, "
-    f"{_DATA_SQL} "
-    "FROM message WHERE session_id = ? ORDER BY time_created, id"
+    f"{_DATA_SQL} {_IN_ORDER}"
 )
-#: Every part of the session's messages, in message id order (the `part (message_id, id)`
+#: Every part of a run's messages, in message id order (the `part (message_id, id)`
 #: index walked once): merged with the messages when their order is their ids' order.
 _PARTS_SQL = (
     f"SELECT message_id, json_quote(CAST(id AS TEXT)), {_DATA_SQL} FROM part WHERE message_id "
-    "IN (SELECT id FROM message WHERE session_id = ?) ORDER BY message_id, id"
+    f"IN (SELECT id {_IN_ORDER}) ORDER BY message_id, id"
 )
 #: Each part, by message (the `part (message_id, id)` index).
 _PART_SQL = (
@@ -449,22 +454,35 @@ def _database_lines(conn: sqlite3.Connection, session_id: str) -> Iterator[bytes
     try:
         yield session_line(_session_columns(conn, session_id))
         try:
-            messages = conn.execute(_MESSAGE_SQL, (session_id,))
+            conn.execute(_MESSAGE_SQL, (session_id, 0, 0)).fetchall()
         except sqlite3.OperationalError as exc:
             if "json_quote" not in str(exc):
                 raise
             yield from _python_lines(conn, session_id)
             return
-        if _in_id_order(conn, session_id):
-            yield from _merged(messages, conn.execute(_PARTS_SQL, (session_id,)))
-        else:
-            yield from _by_message(messages, conn.cursor())
-        fix = _one_line_data
-        part_head, message_key, data_key, end = _PART_HEAD, _MESSAGE_KEY, _DATA_KEY, _END
-        for qmid, qid, pdata in _rows(conn.execute(_STRAY_SQL, (session_id, session_id))):
-            yield b"".join((part_head, qid, message_key, qmid, data_key, fix(pdata), end))
+        yield from _run_lines(conn, session_id, _in_id_order(conn, session_id))
+        yield from _strays(conn, session_id)
     finally:
         conn.execute("COMMIT")
+
+
+def _run_lines(
+    conn: sqlite3.Connection, session_id: str, in_order: bool, run: tuple[int, int] = (-1, 0)
+) -> Iterator[bytes]:
+    """The lines of a run of the session's messages (`(count, first)`; -1: to the end),
+    each message's followed by its parts'."""
+    messages = conn.execute(_MESSAGE_SQL, (session_id, *run))
+    if in_order:
+        return _merged(messages, conn.execute(_PARTS_SQL, (session_id, *run)))
+    return _by_message(messages, conn.cursor())
+
+
+def _strays(conn: sqlite3.Connection, session_id: str) -> Iterator[bytes]:
+    """The lines of the session's parts whose message is not the session's (last)."""
+    fix = _one_line_data
+    part_head, message_key, data_key, end = _PART_HEAD, _MESSAGE_KEY, _DATA_KEY, _END
+    for qmid, qid, pdata in _rows(conn.execute(_STRAY_SQL, (session_id, session_id))):
+        yield b"".join((part_head, qid, message_key, qmid, data_key, fix(pdata), end))
 
 
 def _in_id_order(conn: sqlite3.Connection, session_id: str) -> bool:
@@ -564,21 +582,111 @@ def _rows(cursor: sqlite3.Cursor) -> Iterator[Any]:
         yield from rows
 
 
+#: Runs a session's export is cut into, for each process that shares it: more than one
+#: each, so that the first is copied while the others are still made.
+RUNS_PER_WORKER = 2
+#: Bytes read from a run's file at a time, once its process has made it.
+RUN_READ = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """What every process sharing an export is given once (`parallel.ordered`): the
+    database, the session, its walk, each run's `(count, first)` and the file it goes to
+    (a descriptor the process inherited when it was forked)."""
+
+    db: str
+    session_id: str
+    in_order: bool
+    runs: tuple[tuple[int, int], ...]
+    fds: tuple[int, ...]
+
+
+def _export_run(shared: _Shared, index: int) -> int:
+    """Write run `index` of a session's lines to its file, on a connection of this
+    process's own; the bytes written."""
+    conn = connect(Path(shared.db))
+    try:
+        conn.execute("BEGIN")
+        fd, written, pending, size = shared.fds[index], 0, [], 0
+        for chunk in _run_lines(conn, shared.session_id, shared.in_order, shared.runs[index]):
+            pending.append(chunk)
+            size += len(chunk)
+            if size >= RUN_READ:
+                written += _write_all(fd, b"".join(pending))
+                pending, size = [], 0
+        written += _write_all(fd, b"".join(pending))
+        conn.execute("COMMIT")
+        return written
+    finally:
+        conn.close()
+
+
+def _write_all(fd: int, data: bytes) -> int:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    return len(data)
+
+
+def _shared_runs(
+    conn: sqlite3.Connection, db: Path, session_id: str
+) -> tuple[list[tuple[int, int]], int]:
+    """How one session's export is shared: its runs of messages and how many processes
+    make them (`([], 1)`: here, in one walk).
+
+    Only a database no one is writing to (opened `immutable`: each process's
+    connection sees the same rows, with no transaction to share), with SQLite's
+    JSON functions, in a process that may fork workers (`parallel.worker_count`),
+    and a session big enough for that to pay (`parallel.workers_for` of its share
+    of the file, by its messages).
+    """
+    if os.path.lexists(f"{db}-wal"):
+        return [], 1
+    workers = parallel.worker_count()
+    if workers <= 1 or parallel.START_METHOD != "fork":  # the runs' files are inherited
+        return [], 1
+    try:
+        (mine,) = conn.execute(
+            "SELECT count(*) FROM message WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        (everyone,) = conn.execute("SELECT count(*) FROM message").fetchone()
+        conn.execute(_MESSAGE_SQL, (session_id, 0, 0)).fetchall()  # JSON functions
+    except sqlite3.Error:
+        return [], 1
+    size = os.stat(db).st_size * mine // max(everyone, 1)
+    workers = min(workers, parallel.workers_for(size))
+    count = workers * RUNS_PER_WORKER
+    if workers <= 1 or mine < count:
+        return [], 1
+    bounds = [mine * i // count for i in range(count + 1)]
+    runs = [(bounds[i + 1] - bounds[i], bounds[i]) for i in range(count)]
+    runs[-1] = (-1, runs[-1][1])  # to the end, whatever was counted
+    return runs, workers
+
+
 class DatabaseExport:
     """A `core.compressed.Decoder` of one session of a database: its JSON lines.
 
     The database is opened when the first bytes are asked for, and closed at the end.
-    `consumed` counts the lines' bytes (what the database gave, near enough).
+    `consumed` counts the lines' bytes (what the database gave, near enough). A big
+    session of a database no one is writing to is exported by several processes at
+    once (`_shared_runs`), each run of its messages into an unnamed temporary file
+    (gone when closed), read back in order: the same bytes as one walk
+    (`tests/formats/test_opencode.py`), in a fraction of the time.
     """
 
     def __init__(self, db: Path, session_id: str) -> None:
         self.db = db
         self.session_id = session_id
         self.consumed = 0
+        self.workers = 1
+        """How many processes made the lines (1: this one)."""
         self._lines: Iterator[bytes] | None = None
         self._conn: sqlite3.Connection | None = None
         self._carry = b""
         self._done = False
+        self._files: list[Any] = []
 
     def read(self, n: int) -> bytes:
         """Up to `n` bytes of the lines (whole messages where they fit); `b""` at their end.
@@ -591,7 +699,7 @@ class DatabaseExport:
                 self._conn = connect(self.db)
             except StoreError as exc:
                 raise CompressedError(str(exc).removeprefix(f"{self.db}: ")) from None
-            self._lines = _database_lines(self._conn, self.session_id)
+            self._lines = self._made(self._conn)
         chunks, size = [self._carry], len(self._carry)
         self._carry = b""
         lines = self._lines
@@ -601,6 +709,14 @@ class DatabaseExport:
             except sqlite3.Error as exc:
                 self._close()
                 raise CompressedError(f"the database cannot be read ({_words(exc)})") from None
+            except StoreError as exc:  # a process sharing the export could not open it
+                self._close()
+                raise CompressedError(str(exc).removeprefix(f"{self.db}: ")) from None
+            except OSError as exc:
+                self._close()
+                raise CompressedError(
+                    f"its rows cannot be copied ({exc.strerror or exc})"
+                ) from None
             if chunk is None:
                 self._close()
                 break
@@ -617,8 +733,51 @@ class DatabaseExport:
             piece, self._carry = piece[:n], piece[n:] + self._carry
         return piece
 
+    def _made(self, conn: sqlite3.Connection) -> Iterator[bytes]:
+        """The lines: made here (`_database_lines`), or by the processes sharing them."""
+        try:
+            runs, workers = _shared_runs(conn, self.db, self.session_id)
+        except OSError:
+            runs, workers = [], 1
+        if workers <= 1:
+            yield from _database_lines(conn, self.session_id)
+            return
+        self.workers = workers
+        conn.execute("BEGIN")
+        try:
+            yield session_line(_session_columns(conn, self.session_id))
+            self._files = [tempfile.TemporaryFile() for _ in runs]  # noqa: SIM115 (closed in _close)
+            shared = _Shared(
+                str(self.db),
+                self.session_id,
+                _in_id_order(conn, self.session_id),
+                tuple(runs),
+                tuple(f.fileno() for f in self._files),
+            )
+            made = parallel.ordered(_export_run, shared, range(len(runs)), workers)
+            try:
+                for index, size in enumerate(made):
+                    fd, at = shared.fds[index], 0
+                    while at < size:
+                        chunk = os.pread(fd, min(RUN_READ, size - at), at)
+                        if not chunk:
+                            raise OSError(0, "a run's file is shorter than was written")
+                        at += len(chunk)
+                        yield chunk
+                    self._files[index].close()
+            finally:
+                made.close()
+            yield from _strays(conn, self.session_id)
+        finally:
+            conn.execute("COMMIT")
+
     def _close(self) -> None:
         self._done = True
+        if self._lines is not None and hasattr(self._lines, "close"):
+            self._lines.close()  # (generator) stops the processes that share it
+        for f in self._files:
+            f.close()
+        self._files = []
         if self._conn is not None:
             self._conn.close()
             self._conn = None

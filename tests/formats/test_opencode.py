@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from _opencode import GREP, SAVED, OpenCodeSession, truncate, write_storage
 
+from transcript_view.core import parallel
 from transcript_view.core.calls import OPENCODE_TOKENS
 from transcript_view.core.formats.detect import Format, detect
 from transcript_view.core.formats.model import SpillForm
@@ -557,3 +558,123 @@ def test_a_session_sent_to_a_worker_process_is_still_read_from_its_copy(tmp_path
         assert t.exported and t.compressed
     finally:
         t.close()
+
+
+# -- an export shared between processes ------------------------------------------------------
+
+needs_cores = pytest.mark.skipif(
+    parallel.worker_count() < 2 or parallel.START_METHOD != "fork",
+    reason="an export is shared only where workers may be forked",
+)
+
+
+def _many_messages(tmp_path: Path, rounds: int = 9) -> OpenCodeSession:
+    s = _session(tmp_path)
+    s.finish()
+    for i in range(rounds):
+        s.user(f"And case {i}?")
+        s.message("assistant")
+        s.step(input_tokens=1_300 + i)
+        s.tool("bash", {"command": f"pytest -k case{i}"}, LOG if i % 3 == 0 else f"ok {i}")
+        s.text(f"Case {i} passes.")
+        s.finish()
+    return s
+
+
+def _serial_lines(s: OpenCodeSession) -> bytes:
+    from transcript_view.core.opencode_store import _database_lines, connect
+
+    conn = connect(s.db)
+    try:
+        return b"".join(_database_lines(conn, s.session_id))
+    finally:
+        conn.close()
+
+
+def _exported(s: OpenCodeSession, step: int = 1 << 16) -> tuple[bytes, int]:
+    from transcript_view.core.opencode_store import DatabaseExport
+
+    export = DatabaseExport(s.db, s.session_id)
+    got = []
+    while piece := export.read(step):
+        got.append(piece)
+    return b"".join(got), export.workers
+
+
+@needs_cores
+def test_a_big_session_exported_by_several_processes_is_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each process makes a run of the messages (with a part of no message of the session
+    last): read back in order, the bytes of one walk, whatever the piece asked for."""
+    s = _many_messages(tmp_path)
+    s.rows.append(("part", ("prt_stray", "msg_elsewhere", s.session_id, 1, 1, '{"type":"text"}')))
+    s.write()
+    expected = _serial_lines(s)
+    assert expected.count(b'"opencode":"message"') == 20 and b"prt_stray" in expected
+    assert _exported(s) == (expected, 1)  # a small session stays here
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
+    for step in (97, 1 << 16, 1 << 30):
+        got, workers = _exported(s, step)
+        assert workers == parallel.worker_count() and got == expected
+
+
+@needs_cores
+def test_messages_out_of_id_order_exported_by_several_processes_keep_their_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = _many_messages(tmp_path)
+    s.write()
+    conn = sqlite3.connect(s.db)
+    (first,) = conn.execute("SELECT id FROM message ORDER BY time_created LIMIT 1").fetchone()
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("UPDATE message SET id = 'msg_ffffffffffffWrapped000001' WHERE id = ?", (first,))
+    conn.execute("UPDATE part SET message_id = 'msg_ffffffffffffWrapped000001' "
+                 "WHERE message_id = ?", (first,))  # fmt: skip
+    conn.commit()
+    conn.close()
+    expected = _serial_lines(s)
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
+    got, workers = _exported(s)
+    assert workers > 1 and got == expected
+    assert expected.index(b"Wrapped000001") < expected.index(b"And case 0?")
+
+
+@needs_cores
+def test_a_database_being_written_is_exported_in_one_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `-wal` beside the database: OpenCode is running, and each process would see the
+    rows of another moment; one transaction reads them all."""
+    s = _many_messages(tmp_path)
+    s.write()
+    writer = sqlite3.connect(s.db)  # keeps the -wal while open
+    try:
+        writer.execute("PRAGMA journal_mode = WAL")
+        writer.execute("UPDATE session SET title = 'live' WHERE id = ?", (s.session_id,))
+        writer.commit()
+        assert Path(f"{s.db}-wal").exists()
+        monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
+        got, workers = _exported(s)
+    finally:
+        writer.close()
+    assert workers == 1 and b'"title":"live"' in got
+
+
+def _broken_run(shared: object, index: int) -> int:
+    raise sqlite3.DatabaseError("database disk image is malformed")
+
+
+@needs_cores
+def test_a_run_that_cannot_be_read_is_the_exports_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transcript_view.core import opencode_store
+    from transcript_view.core.compressed import CompressedError
+
+    s = _many_messages(tmp_path)
+    s.write()
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(opencode_store, "_export_run", _broken_run)
+    with pytest.raises(CompressedError, match=r"^the database cannot be read \(database disk"):
+        _exported(s)
