@@ -41,6 +41,7 @@ from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.copilot_markers import TEMP_WORDS, find_saved
 from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.estimate import json_chars
 from transcript_view.core.formats.genai_parts import Other
 from transcript_view.core.formats.model import SpillForm, SpillSite
 from transcript_view.core.keys import IdKeys
@@ -114,18 +115,9 @@ _decode = msgspec.json.Decoder(Line).decode
 
 
 def _get(obj: object, name: str) -> object:
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None) if isinstance(obj, msgspec.Struct) else None
-
-
-def _json_chars(value: object) -> int:
-    if value is None:
-        return 0
-    try:
-        return len(msgspec.json.encode(value).decode("utf-8", "replace"))
-    except (TypeError, msgspec.EncodeError):
-        return 0
+    if isinstance(obj, msgspec.Struct):  # the pass's shapes: before the ABC's slower check
+        return getattr(obj, name, None)
+    return obj.get(name) if isinstance(obj, Mapping) else None
 
 
 def _str_len(value: object) -> int:
@@ -149,7 +141,7 @@ def event_chars(kind: object, data: object) -> int:
         requests = _get(data, "toolRequests")
         args = 0
         if isinstance(requests, list):
-            args = sum(_json_chars(_get(r, "arguments")) for r in requests)
+            args = sum(json_chars(_get(r, "arguments")) for r in requests)
         return _str_len(_get(data, "content")) + args
     if kind == RESULT:
         return _str_len(result_text(data))

@@ -40,6 +40,7 @@ from transcript_view.core.formats.batches import fold_mapped
 from transcript_view.core.formats.claude_code import problem_findings
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import GEMINI_TYPES, Format
+from transcript_view.core.formats.estimate import json_chars
 from transcript_view.core.formats.gemini_markers import GeminiForm, find_marker, outputs_dir
 from transcript_view.core.formats.genai_parts import (
     FunctionResponse,
@@ -164,14 +165,7 @@ def seen(message: Message) -> tuple[int, Sequence[Result]]:
     for i, call in enumerate(calls):
         if type(call) is not ToolCall:
             continue
-        args = call.args
-        if args is not None:
-            try:
-                encoded = _encode(args)
-            except (TypeError, msgspec.EncodeError):
-                pass
-            else:
-                n += len(encoded) if encoded.isascii() else len(encoded.decode("utf-8", "replace"))
+        n += json_chars(call.args)
         result = call.result
         if result is None:
             continue
@@ -183,9 +177,6 @@ def seen(message: Message) -> tuple[int, Sequence[Result]]:
                 n += size
                 base += size + 1
     return n, out
-
-
-_encode = msgspec.json.encode
 
 
 def results(message: Message) -> Sequence[Result]:

@@ -43,6 +43,7 @@ from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.estimate import json_chars
 from transcript_view.core.formats.genai_parts import Other
 from transcript_view.core.formats.model import SpillForm, SpillSite
 from transcript_view.core.formats.opencode_markers import find_cut, might_be_cut
@@ -134,15 +135,6 @@ _decode = msgspec.json.Decoder(Line).decode
 # -- what a line holds ---------------------------------------------------------------------------
 
 
-def _json_chars(value: object) -> int:
-    if value is None:
-        return 0
-    try:
-        return len(msgspec.json.encode(value).decode("utf-8", "replace"))
-    except (TypeError, msgspec.EncodeError):
-        return 0
-
-
 def tool_text(state: object) -> str | None:
     """What the model got for a tool part: its output, its error, or OpenCode's words for a
     tool that never finished (the text as it stood before any compaction cleared it)."""
@@ -185,7 +177,7 @@ def part_chars(data: object) -> int:
     if kind == "tool":
         result = tool_text(state)
         args = state.input if type(state) is State else _get(state, "input")
-        return _json_chars(args) + (len(result) if result is not None else 0)
+        return json_chars(args) + (len(result) if result is not None else 0)
     if kind == "compaction":
         return len(COMPACTION_PROMPT)
     return 0

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from transcript_view.core.decoding import decoded_lines
 from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
+from transcript_view.core.formats.estimate import json_chars
 from transcript_view.core.formats.genai_parts import (
     FunctionCall,
     FunctionResponse,
@@ -122,28 +123,55 @@ def _get(part: Mapping[str, Any] | Part, name: str) -> object:
 output_of = response_output
 
 
-def result_texts(parts: object) -> Iterator[tuple[int, int, object, str]]:
-    """(part, base, result, text) of each tool result in a message's parts: `base` is where
-    the text starts in the line's seen text (the results' texts joined by one LF), what
-    marker offsets count in; `result` is the `functionResponse` (its `id` and `name`)."""
+Result = tuple[int, int, object, str]
+"""A tool result in a message's parts: (part, base, result, text). `base` is where the text
+starts in the line's seen text (the results' texts joined by one LF), what marker offsets
+count in; `result` is the `functionResponse` (its `id` and `name`)."""
+
+_NONE: tuple[Result, ...] = ()
+
+
+def seen_parts(parts: object) -> tuple[int, Sequence[Result]]:
+    """A message's parts as an estimate of the context counts them, and their tool results:
+    one walk, which runs on every record (a part decoded as `Part`, or parsed as a mapping).
+
+    The characters are texts (not thoughts), calls' arguments as JSON and results' texts.
+    """
     if not isinstance(parts, list):
-        return
-    base = 0
+        return 0, _NONE
+    n = base = 0
+    out: list[Result] = []
     for i, raw in enumerate(parts):
-        part = _part(raw)
-        if part is None:
-            continue
-        fr = _get(part, "functionResponse")
-        if type(fr) is FunctionResponse:
-            text = output_of(fr.response)
-        elif isinstance(fr, Mapping):
-            text = output_of(fr.get("response"))
+        if type(raw) is Part:
+            text, thought, call, fr = raw.text, raw.thought, raw.functionCall, raw.functionResponse
+        elif isinstance(raw, Mapping):
+            text, thought = raw.get("text"), raw.get("thought")
+            call, fr = raw.get("functionCall"), raw.get("functionResponse")
         else:
             continue
-        if text is None:
+        if type(text) is str and thought is not True:
+            n += len(text)
+        if type(call) is FunctionCall:
+            n += json_chars(call.args)
+        elif call is not None and isinstance(call, Mapping):
+            n += json_chars(call.get("args"))
+        if type(fr) is FunctionResponse:
+            output = output_of(fr.response)
+        elif fr is not None and isinstance(fr, Mapping):
+            output = output_of(fr.get("response"))
+        else:
             continue
-        yield i, base, fr, text
-        base += len(text) + 1
+        if output is not None:
+            out.append((i, base, fr, output))
+            size = len(output)
+            n += size
+            base += size + 1
+    return n, out
+
+
+def result_texts(parts: object) -> Sequence[Result]:
+    """Each tool result in a message's parts (`seen_parts`')."""
+    return seen_parts(parts)[1]
 
 
 def _call_id(fr: object) -> str | None:
@@ -160,34 +188,9 @@ def _tool_name(fr: object) -> str | None:
     return value if type(value) is str else None
 
 
-def _args_chars(args: object) -> int:
-    if args is None:
-        return 0
-    try:
-        return len(msgspec.json.encode(args).decode("utf-8", "replace"))
-    except (TypeError, msgspec.EncodeError):
-        return 0
-
-
 def parts_chars(parts: object) -> int:
-    """The characters of a message that an estimate of the context counts: texts (not
-    thoughts), calls' arguments as JSON, results' texts."""
-    if not isinstance(parts, list):
-        return 0
-    n = 0
-    for raw in parts:
-        part = _part(raw)
-        if part is None:
-            continue
-        text = _get(part, "text")
-        if type(text) is str and _get(part, "thought") is not True:
-            n += len(text)
-        call = _get(part, "functionCall")
-        if type(call) is FunctionCall:
-            n += _args_chars(call.args)
-        elif isinstance(call, Mapping):
-            n += _args_chars(call.get("args"))
-    return n + sum(len(text) for _, _, _, text in result_texts(parts))
+    """The characters of a message that an estimate of the context counts (`seen_parts`')."""
+    return seen_parts(parts)[0]
 
 
 def history_chars(history: object) -> list[int]:
@@ -285,7 +288,7 @@ def is_tool_result(obj: Mapping[str, Any]) -> bool:
     """Whether a record is a tool's result (what a call asked for)."""
     message = obj.get("message")
     parts = message.get("parts") if isinstance(message, Mapping) else None
-    return next(result_texts(parts), None) is not None
+    return bool(result_texts(parts))
 
 
 # -- the map -------------------------------------------------------------------------------------
@@ -359,8 +362,8 @@ def map_qwen(
             state = None
         else:
             continue
-        chars = parts_chars(parts)
-        for part, base, fr, text in result_texts(parts):
+        chars, outputs = seen_parts(parts)
+        for part, base, fr, text in outputs:
             _sites(b, line, part, base, fr, text)
         items += 1
         context += chars
