@@ -18,6 +18,7 @@ from _support import (
     OPENCODE_EXAMPLE,
     QWEN_EXAMPLE,
     ROOT,
+    every_agent_home,
 )
 
 from transcript_view.core.formats import Format
@@ -664,3 +665,31 @@ def test_copilot_checks_the_default_sessions_folder(tmp_path: Path) -> None:
     assert "NUL bytes where events should be" in out.stdout
     missing = _cli(["--copilot"], {"COPILOT_HOME": str(tmp_path / "nowhere")})
     assert missing.returncode == 2 and "no such directory" in missing.stderr
+
+
+@sync
+async def test_every_agents_listing_keeps_its_counts_on_an_80_column_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the check found (markers, problems, status) is on screen at 80 columns; the
+    texts of no fixed width (project, first prompt) come last and are what is cut."""
+    from textual.widgets import DataTable
+
+    for name, value in every_agent_home(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("QWEN_HOME", raising=False)
+    app = TranscriptApp(None, every_agent=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        assert all(r.counts is not None for r in screen.results.values())
+        table = screen.query_one("#sessions-table", DataTable)
+        header = table.render_line(0).text
+        for label in ("Agent", "Started", "Size", "Markers", "Problems", "Status"):
+            assert label in header, header
+        assert "First prompt" not in header  # off to the right: it scrolls
+        first = table.render_line(1).text
+        assert "0/0" in first and "ok" in first, first
+        title = screen.query_one("#sessions-title")
+        assert title.size.height == 2  # the agents' names wrap, none cut off

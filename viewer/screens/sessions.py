@@ -52,15 +52,17 @@ PROJECT_WIDTH = 22
 #: The same, with the agent column too (every agent's sessions).
 AGENT_WIDTH, ALL_PROMPT_WIDTH, ALL_PROJECT_WIDTH = 11, 22, 14
 
+#: The columns, those of a fixed width first: what the check found stays on an 80-column
+#: screen, and the texts (project, first prompt) take what is left, or scroll.
 _COLUMNS: tuple[tuple[str, str, bool], ...] = (
     ("agent", "Agent", False),
     ("started", "Started", False),
-    ("project", "Project", False),
     ("size", "Size", True),
-    ("prompt", "First prompt", False),
     ("markers", "Markers", True),
     ("problems", "Problems", True),
     ("status", "Status", False),
+    ("project", "Project", False),
+    ("prompt", "First prompt", False),
 )
 
 
@@ -107,7 +109,7 @@ class SessionsScreen(Screen[None]):
         & > .sessions--warning { color: $text-warning; }
         & > .sessions--ok { color: $text-success; }
         & > .sessions--pending { color: $text-muted; text-style: italic; }
-        #sessions-title { height: 1; background: $panel; text-style: bold; padding: 0 1; }
+        #sessions-title { height: auto; background: $panel; text-style: bold; padding: 0 1; }
         #sessions-table { height: 1fr; }
         #sessions-empty { height: 1fr; content-align: center middle; color: $text-muted; }
         #sessions-status { height: 1; color: $text-muted; padding: 0 1; background: $panel; }
@@ -190,14 +192,14 @@ class SessionsScreen(Screen[None]):
             table.add_row(
                 *agent,
                 sanitize.text(_when(s), no_wrap=True),
-                sanitize.text(s.project, no_wrap=True, overflow="ellipsis"),
                 Text(_size(s), justify="right"),
-                sanitize.text(
-                    (s.first_prompt or "").replace("\n", " "), no_wrap=True, overflow="ellipsis"
-                ),
                 Text(""),
                 Text(""),
                 Text("checking…", style=pending),
+                sanitize.text(s.project, no_wrap=True, overflow="ellipsis"),
+                sanitize.text(
+                    (s.first_prompt or "").replace("\n", " "), no_wrap=True, overflow="ellipsis"
+                ),
                 key=str(s.path),
             )
         table.focus()
