@@ -65,12 +65,18 @@ def analysis_job(
         emit("rows", (first, rows))
 
     measure = BlockRows(width, fmt) if width > 0 else None
+    analysis: Analysis | SessionAnalysis
     if fmt is Format.REFERENCE:
-        analysis = analyse(transcript, progress, found=found, measure=measure, measured=measured)
-        analysis.operations.index_lines()  # here, not on the screen's first draw
-        analysis.replay.index_entries()  # nor on its first badge change
-        return analysis
-    return analyse_as(transcript, fmt, progress, found=found, measure=measure, measured=measured)
+        reference = analyse(transcript, progress, found=found, measure=measure, measured=measured)
+        reference.operations.index_lines()  # here, not on the screen's first draw
+        reference.replay.index_entries()  # nor on its first badge change
+        analysis = reference
+    else:
+        analysis = analyse_as(
+            transcript, fmt, progress, found=found, measure=measure, measured=measured
+        )
+    analysis.calls.narrow()  # kept by the screen for as long as it is open
+    return analysis
 
 
 def _never() -> bool:

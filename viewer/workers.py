@@ -156,8 +156,9 @@ def run_analysis(
         return True
 
     server = parallel.server()
+    followed = analyser is not None and fmt is Format.REFERENCE
     try:
-        if analyser is not None and fmt is Format.REFERENCE:
+        if analyser is not None and followed:
             analysis: Analysis | SessionAnalysis = analyser.update(progress)
         elif server is not None and transcript.indexed_bytes >= parallel.PARALLEL_BYTES:
             try:
@@ -173,6 +174,8 @@ def run_analysis(
     except Exception as exc:
         post(AnalysisFailed(f"{type(exc).__name__}: {exc}"))
         return
+    if not followed:  # (a follower's next update extends its columns)
+        analysis.calls.narrow()  # (done already where the pass server made it)
     post(AnalysisReady(analysis))
 
 

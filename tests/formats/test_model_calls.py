@@ -743,3 +743,36 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
     errors = proc.stderr.read()
     assert proc.wait(timeout=60) == 0
     assert b"Traceback" not in errors, errors
+
+
+# -- what a viewer keeps: the columns narrowed ------------------------------------------------
+
+
+def test_narrowed_columns_hold_the_same_calls_in_less_memory() -> None:
+    """Each column in the narrowest array its numbers fit; every call reads the same."""
+    from array import array
+
+    from transcript_view.core.calls import NARROW, ModelCalls
+
+    n = 1000
+    calls = ModelCalls(
+        lines=array("q", range(1, 2 * n, 2)),
+        tokens=array("q", [-1, 120_000] * (n // 2)),
+        fields=array("q", [0, 3] * (n // 2)),
+        chars=array("q", range(n)),
+        windows=array("q", [-1, 1_000_000] * (n // 2)),
+        added=array("q", [1] * n),
+        models=array("q", [-1, 0] * (n // 2)),
+        big_lines=array("q", range(n)),
+        big_chars=array("q", [3 << 40] + [5] * (n - 1)),  # one number past 4 bytes
+        model_names=["qwen3-coder-plus"],
+    )
+    before = [calls.call(i) for i in range(n)]
+    size = sum(getattr(calls, name).itemsize for name in NARROW)
+    calls.narrow()
+    assert [calls.call(i) for i in range(n)] == before
+    assert calls.fields.typecode == "b" and calls.tokens.typecode == "i"
+    assert calls.big_chars.typecode == "q"  # too big for 4 bytes: kept as it was
+    assert sum(getattr(calls, name).itemsize for name in NARROW) == 7 * 4 + 1 + 8 < size
+    calls.narrow()  # again: nothing to do
+    assert [calls.call(i) for i in range(n)] == before

@@ -693,3 +693,28 @@ async def test_every_agents_listing_keeps_its_counts_on_an_80_column_screen(
         assert "0/0" in first and "ok" in first, first
         title = screen.query_one("#sessions-title")
         assert title.size.height == 2  # the agents' names wrap, none cut off
+
+
+@sync
+async def test_the_screen_keeps_its_calls_narrowed() -> None:
+    """What the screen holds for as long as it is open: each call column in the narrowest
+    array its numbers fit (`ModelCalls.narrow`), the calls read as the pass made them."""
+    from transcript_view.core.formats.readers import analyse_as
+    from transcript_view.core.transcript import Transcript
+
+    app = TranscriptApp(CODEX_EXAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.analysis is not None
+        calls = screen.analysis.calls
+        assert len(calls) > 0 and calls.fields.typecode == "b" and calls.lines.typecode == "i"
+        t = Transcript.open(CODEX_EXAMPLE)
+        try:
+            made = analyse_as(t, Format.CODEX).calls
+        finally:
+            t.close()
+        assert made.lines.typecode == "q"  # `--check`'s, as the pass made it
+        assert [calls.call(i) for i in range(len(calls))] == [
+            made.call(i) for i in range(len(made))
+        ]
