@@ -231,12 +231,12 @@ def test_the_copy_is_private_never_beside_the_session_and_gone_after_close(tmp_p
     assert t.line_count == LINES
     t.close()
     assert not copy.exists() and not copy.parent.exists()
-    assert _temp_copies() == temps
+    assert _temp_copies() <= temps  # (a killed process's stale copy may be swept)
     # --check, the listing and the JSON answer write nothing anywhere either.
     _check(packed, as_json=True)
     list_sessions(tmp_path / "sessions", Format.CODEX)
     assert snapshot(tmp_path) == before
-    assert _temp_copies() == temps
+    assert _temp_copies() <= temps  # (a killed process's stale copy may be swept)
 
 
 def test_a_copy_left_by_a_killed_process_is_removed_by_the_next_open(tmp_path: Path) -> None:
@@ -394,7 +394,7 @@ def test_a_zstd_bomb_stops_at_the_documented_limit(
     row = json.loads(_check(packed, as_json=True)[1])
     assert row["format"] == "codex" and row["lines"] == 1
     assert [(f["kind"], f["line"]) for f in row["findings"]] == [("unreadable-compressed", 1)]
-    assert _temp_copies() == temps
+    assert _temp_copies() <= temps  # (a killed process's stale copy may be swept)
 
 
 def test_the_limit_is_a_thousand_times_the_file_and_never_below_64_mib() -> None:

@@ -86,7 +86,8 @@ async def test_a_compressed_rollout_opens_as_its_plain_file_and_leaves_nothing(
     assert counts[1] == LINES and counts[2] == 2 and counts[3] == 0
     assert "○ not stored" in text and "47 of 300 lines cut" in text
     assert snapshot(tmp_path) == before  # nothing written beside the session
-    assert _temp_copies() == temps  # the private copy went with the screen
+    assert _temp_copies() <= temps  # the private copy went with the screen (a stale one,
+    # a killed process's, may be swept meanwhile)
 
 
 @sync
@@ -132,7 +133,7 @@ async def test_a_truncated_rollout_shows_what_was_read_and_says_why_the_rest_is_
         await settle(pilot)
         row = cursor_row(screen)
         assert row.line == lines and "unreadable-compressed" in row.text.plain
-    assert _temp_copies() == temps
+    assert _temp_copies() <= temps  # (a killed process's stale copy may be swept)
 
 
 def test_the_index_worker_says_it_is_decompressing_until_it_is_done(tmp_path: Path) -> None:
@@ -220,4 +221,4 @@ async def test_a_rollout_of_which_nothing_can_be_read_does_not_open_and_leaves_n
         assert screen.transcript is None and screen.error is not None
         assert "cannot be decompressed" in screen.error
         assert any(k.get("title") == "Cannot open" for _, k in toasts)
-        assert _temp_copies() == temps  # closed at once, not only when the app quits
+        assert _temp_copies() <= temps  # closed at once, not only when the app quits
