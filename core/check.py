@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -229,6 +229,24 @@ def refusal_json(path: Path, message: str) -> str:
 _SIDECAR_DIRS = ("tool-results", "tool-output")
 
 
+def is_sidecar_dir(name: str) -> bool:
+    """Whether a directory of this name holds sidecars (never walked for transcripts)."""
+    return name.endswith(".artifacts") or name in _SIDECAR_DIRS
+
+
+def is_transcript_name(name: str, names: Collection[str], in_chats: bool) -> bool:
+    """Whether a file of this name, among `names` (its directory's), is a transcript a tree
+    walk checks: `.jsonl`; `.jsonl.zst` but beside its plain `.jsonl`; an older Gemini CLI
+    chat (`chats/session-*.json`, `in_chats`) but beside its `.jsonl`. The rule of
+    `transcripts_in` and of the fleet's listing of a store (`transcript_view.fleet`)."""
+    return (
+        name.endswith(".jsonl")
+        or (name.endswith(".jsonl.zst") and name[: -len(".zst")] not in names)
+        or (in_chats and name.startswith("session-") and name.endswith(".json")
+            and name + "l" not in names)
+    )  # fmt: skip
+
+
 def _opencode_sessions(folder: Path, dirs: list[str]) -> list[Path]:
     """An OpenCode data folder's sessions (`core.opencode_store.data_sessions`), by id; its
     storage tree is not walked again as files. A database that cannot be read is itself
@@ -252,9 +270,7 @@ def transcripts_in(directory: Path) -> list[Path]:
         dirs[:] = sorted(
             d
             for d in dirs
-            if not d.endswith(".artifacts")
-            and d not in _SIDECAR_DIRS
-            and not os.path.islink(os.path.join(root, d))
+            if not is_sidecar_dir(d) and not os.path.islink(os.path.join(root, d))
         )
         names = set(files)
         chats = os.path.basename(root) == "chats"
@@ -262,13 +278,7 @@ def transcripts_in(directory: Path) -> list[Path]:
             found.extend(_opencode_sessions(Path(root), dirs))
         for name in sorted(files):
             path = Path(root) / name
-            wanted = (
-                name.endswith(".jsonl")
-                or (name.endswith(".jsonl.zst") and name[: -len(".zst")] not in names)
-                # An older Gemini CLI chat, one JSON document (`core.documents`).
-                or (chats and name.startswith("session-") and name.endswith(".json")
-                    and name + "l" not in names)
-            )  # fmt: skip
+            wanted = is_transcript_name(name, names, chats)
             if wanted and not path.is_symlink() and path.is_file():
                 found.append(path)
     return found
