@@ -73,7 +73,7 @@ def ensure_env() -> None:
     # package (transcript_view/) may shadow it: here it *is* it (mapped to itself).
     env = {**os.environ, "PYTHONWARNINGS": "ignore:Editable installation"}
     subprocess.run(
-        [*pip, "install", "-c", str(CONSTRAINTS), "-e", f"{ROOT}[test]"], check=True, env=env
+        [*pip, "install", "-c", str(CONSTRAINTS), "-e", f"{ROOT}[test,fleet]"], check=True, env=env
     )
     # Asked without TRANSCRIPT_VIEW_PURE: exported in the shell, it would hide what was built.
     unpure = {k: v for k, v in os.environ.items() if k != "TRANSCRIPT_VIEW_PURE"}
@@ -120,8 +120,8 @@ def run_here(*args: str) -> int:
     return run("-P", "-m", "transcript_view", *args, cwd=Path.cwd())
 
 
-#: The installed package's shape, for mypy: `transcript_view/` with `core/` and
-#: `viewer/` inside it, as symlinks to the repository's folders.
+#: The installed package's shape, for mypy: `transcript_view/` with `core/`, `viewer/`
+#: and `fleet/` inside it, as symlinks to the repository's folders.
 TYPECHECK_TREE = ROOT / "build" / "typecheck"
 
 
@@ -142,6 +142,7 @@ def typecheck_tree() -> Path:
             (package / entry.name).symlink_to(entry)
     (package / "core").symlink_to(ROOT / "core", target_is_directory=True)
     (package / "viewer").symlink_to(ROOT / "viewer", target_is_directory=True)
+    (package / "fleet").symlink_to(ROOT / "fleet", target_is_directory=True)
     return package
 
 
@@ -157,7 +158,7 @@ def task_mypy() -> int:
         if line.startswith(prefix):
             rest = line[len(prefix):]
             top = rest.split(os.sep, 1)[0]
-            line = rest if top in ("core", "viewer") else "transcript_view" + os.sep + rest
+            line = rest if top in ("core", "viewer", "fleet") else "transcript_view" + os.sep + rest
         print(line)
     return out.returncode
 

@@ -19,7 +19,7 @@ from setuptools import Extension, find_packages, setup
 
 #: import name -> folder in the repository.
 ROOTS = {"transcript_view": "transcript_view", "transcript_view.core": "core",
-         "transcript_view.viewer": "viewer"}
+         "transcript_view.viewer": "viewer", "transcript_view.fleet": "fleet"}
 
 
 def _packages() -> list[str]:

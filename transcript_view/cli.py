@@ -142,6 +142,27 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--strict", action="store_true", help="with --check: warnings also make the exit status 1"
     )
+    fleet = p.add_argument_group(
+        "a fleet, on Dask (--check of URLs: s3://, gs://, az://, http(s)://, file://, paths, "
+        "globs; needs the fleet extra)"
+    )
+    fleet.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --check: one task per transcript on the Dask cluster at ADDRESS",
+    )
+    fleet.add_argument(
+        "--workers",
+        type=_positive_count,
+        metavar="N",
+        help="with --check: one task per transcript on a LocalCluster of N worker processes",
+    )
+    fleet.add_argument(
+        "--out",
+        metavar="DIR",
+        help="with --check on a cluster: the results as Parquet tables in DIR (findings, "
+        "transcripts, calls)",
+    )
     context = p.add_argument_group("model calls (headless)")
     context.add_argument(
         "--context",
@@ -159,6 +180,17 @@ def _parser() -> argparse.ArgumentParser:
         "(default: the model's, from a documented table)",
     )
     return p
+
+
+def _positive_count(text: str) -> int:
+    """`--workers`' value: a whole number above 0."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
+    return n
 
 
 def _positive(text: str) -> int:
@@ -231,6 +263,23 @@ def _context(args: argparse.Namespace, paths: list[Path], agent: str | None) -> 
     from transcript_view.core.context import run_context
 
     return run_context(path, as_json=args.json, window=args.window, format=_format(args.format))
+
+
+def _fleet(args: argparse.Namespace, forced: Format | None) -> int:
+    """`--check URL... --scheduler ADDRESS | --workers N`: `transcript_view.fleet`."""
+    try:
+        from transcript_view.fleet.cli import run_fleet
+    except ImportError as exc:
+        return _usage_error(str(exc))
+    return run_fleet(
+        args.paths,
+        as_json=args.json,
+        strict=args.strict,
+        fmt=forced,
+        scheduler=args.scheduler,
+        workers=args.workers,
+        out_dir=Path(args.out) if args.out is not None else None,
+    )
 
 
 def _every_agent(args: argparse.Namespace, paths: list[Path]) -> int:
@@ -313,6 +362,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.json or args.strict) and not args.check:
         return _usage_error("--json and --strict go with --check (--json also with --context)")
     forced = _format(args.format)
+    on_cluster = args.scheduler is not None or args.workers is not None
+    if (on_cluster or args.out is not None) and not args.check:
+        return _usage_error("--scheduler, --workers and --out go with --check")
+    if args.scheduler is not None and args.workers is not None:
+        return _usage_error("--scheduler or --workers: a cluster of its own, or a local one")
+    if args.out is not None and not on_cluster:
+        return _usage_error("--out goes with --scheduler or --workers (a fleet check)")
+    if on_cluster:
+        return _fleet(args, forced)
     if args.check:
         from transcript_view.core.check import run_check
 

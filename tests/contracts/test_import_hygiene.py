@@ -38,3 +38,22 @@ def test_check_mode_does_not_import_textual() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip().splitlines()[-1] == "False 0"
+
+
+def test_core_imports_no_fleet_library() -> None:
+    """Dask, fsspec, pyarrow and pandas are the fleet extra's (`transcript_view.fleet`): the
+    core, the command line's `--check` and the viewer never import them."""
+    code = (
+        "import sys\n"
+        f"for name in {CORE_MODULES!r}: __import__(name)\n"
+        "import transcript_view, transcript_view.core, transcript_view.cli\n"
+        "import transcript_view.viewer.app\n"
+        "from transcript_view.cli import main\n"
+        f"main(['--check', {str(ROOT / 'examples' / 'demo.jsonl')!r}])\n"
+        "heavy = ('dask', 'distributed', 'fsspec', 'pyarrow', 'pandas', 'numpy', 's3fs')\n"
+        "print('heavy:' + ','.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip().splitlines()[-1] == "heavy:"

@@ -21,7 +21,7 @@ from _support import REFERENCE, ROOT
 
 #: Repository folder -> the package it installs as.
 FOLDERS = {"transcript_view": "transcript_view", "core": "transcript_view.core",
-           "viewer": "transcript_view.viewer"}  # fmt: skip
+           "viewer": "transcript_view.viewer", "fleet": "transcript_view.fleet"}  # fmt: skip
 
 
 def _repo_modules() -> set[str]:
@@ -116,7 +116,11 @@ def test_the_installed_command_checks_a_reference_transcript(
 def test_every_module_imports_from_the_install_and_core_does_not(
     installed: Path, tmp_path: Path
 ) -> None:
-    modules = sorted(_repo_modules() - {"transcript_view.__main__"})
+    # The fleet package needs its extra, which the plain install does not bring.
+    modules = sorted(
+        m for m in _repo_modules() - {"transcript_view.__main__"}
+        if not m.startswith("transcript_view.fleet")
+    )  # fmt: skip
     code = (
         "import importlib, importlib.util, sys\n"
         f"for name in {modules!r}:\n"
@@ -134,3 +138,31 @@ def test_every_module_imports_from_the_install_and_core_does_not(
     found, native = result.stdout.splitlines()[-2:]
     assert found == "[]", "`import core` (or viewer) must not work from an install"
     assert native in ("True", "False")
+
+
+def test_the_plain_install_brings_no_fleet_library_and_says_which_extra(
+    installed: Path, tmp_path: Path
+) -> None:
+    """Dask, fsspec and pyarrow come with `transcript-view[fleet]` only; without them the
+    fleet check is one clear line, and the rest works."""
+    code = (
+        "import importlib.util\n"
+        "print([m for m in ('dask', 'distributed', 'fsspec', 'pyarrow', 'pandas')"
+        " if importlib.util.find_spec(m) is not None])\n"
+        "try:\n"
+        "    import transcript_view.fleet\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    result = subprocess.run(
+        [str(installed / "python"), "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    present, message = result.stdout.splitlines()[-2:]
+    assert present == "[]"
+    assert "pip install 'transcript-view[fleet]'" in message
+    cli = subprocess.run(
+        [str(installed / "transcript-view"), "--check", "s3://bucket/x.jsonl", "--workers", "2"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert cli.returncode == 2 and "transcript-view[fleet]" in cli.stderr

@@ -1,0 +1,236 @@
+"""One transcript's check, as one Dask task runs it: the same verification as `--check`.
+
+A transcript on this machine's disk is checked where it is. One in another
+store is brought, with its sidecar folder, into a private temporary folder
+(the store's keys laid out as they are, so every format's rule of where its
+sidecars are (`core.formats.readers.artifact_dir_of`) finds them as it would
+beside the transcript), checked there by the core, and its results given back
+with the store's URLs in place of the folder's paths; the folder is removed.
+Nothing is written to the store. A sidecar is fetched from the transcript's own
+sidecar folder only, as its format names it, never from a path in the file.
+
+Whatever goes wrong with one transcript (an object that cannot be read, a key
+that could not be laid out safely, a file that is no transcript) is that
+transcript's result, never the run's failure.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import urlsplit
+
+from fsspec.core import url_to_fs
+from fsspec.implementations.http import HTTPFileSystem
+from fsspec.implementations.local import LocalFileSystem
+from fsspec.spec import AbstractFileSystem
+
+from transcript_view.core.check import finding_line, summary_line
+from transcript_view.core.formats.claude_lines import session_dir
+from transcript_view.core.formats.detect import Format, NotATranscript
+from transcript_view.core.formats.readers import artifact_dir_of
+from transcript_view.core.report import Report, detect_or_raise, verify
+from transcript_view.core.transcript import TranscriptError
+
+#: The prefix of a task's private folder (under the worker's temporary folder).
+PREFIX = "transcript-view-fleet-"
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One transcript's result, made on a worker and sent back (it pickles)."""
+
+    url: str
+    record: dict[str, Any] | None = None
+    """`--check --json`'s object for it, with its URL (None: it could not be checked)."""
+    text: str = ""
+    """`--check`'s lines for it."""
+    errors: int = 0
+    warnings: int = 0
+    error: str | None = None
+    """Why it could not be checked (`--check`'s one line for such a PATH)."""
+    not_a_transcript: bool = False
+    """It is no format's file (a walk passes over such a file without a word)."""
+    calls: list[tuple[Any, ...]] = field(default_factory=list)
+    """Its model calls, a row each (`fleet.dataset.CALL_COLUMNS`)."""
+    size: int | None = None
+    """Its bytes (None: not a file of its own, as an OpenCode session is a database's rows)."""
+
+    def failed(self, strict: bool) -> bool:
+        """Whether this transcript makes the exit status 1 (as `check.Outcome.failed`)."""
+        return self.errors > 0 or (strict and self.warnings > 0)
+
+
+def check_url(
+    url: str, storage_options: Mapping[str, Any] | None = None, fmt: Format | None = None
+) -> Checked:
+    """Check the transcript at `url` (see the module); never raises for the transcript's sake."""
+    try:
+        fs, path = url_to_fs(url, **dict(storage_options or {}))
+    except (ValueError, ImportError, OSError) as exc:
+        return Checked(url, error=f"{url}: cannot be read ({_words(exc)})")
+    if isinstance(fs, LocalFileSystem):
+        return _checked(url, Path(url if "://" not in url else path), fmt, None)
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
+    try:
+        return _remote(url, fs, path, folder, fmt)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remote(
+    url: str, fs: AbstractFileSystem, path: str, folder: Path, fmt: Format | None
+) -> Checked:
+    key = _key(fs, path)
+    if key is None:
+        return Checked(
+            url, error=f"{url}: its key has a '..', '.' or empty part, so it cannot be laid "
+            "out beside its sidecars safely; not checked"
+        )  # fmt: skip
+    base = url[: len(url) - len(str(key))] if url.endswith(str(key)) else None
+    if base is None:
+        return Checked(url, error=f"{url}: not a URL this check can lay out; not checked")
+    local = folder.joinpath(*key.parts)
+    local.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fs.get_file(path, str(local))
+    except Exception as exc:  # the store's own errors (botocore's, aiohttp's) included
+        return Checked(url, error=f"{url}: cannot be read ({_words(exc)})")
+    try:
+        kind = fmt if fmt is not None else detect_or_raise(local)
+    except NotATranscript as exc:
+        return Checked(url, error=_back(str(exc), folder, base), not_a_transcript=True)
+    except TranscriptError as exc:
+        return Checked(url, error=_back(str(exc), folder, base))
+    for beside in _read_beside(local, kind):
+        problem = _fetch(fs, folder, base, beside, local)
+        if problem is not None:
+            return Checked(url, error=f"{url}: what its check reads beside it cannot be read "
+                           f"({problem})")  # fmt: skip
+    return _checked(url, local, kind, (folder, base))
+
+
+def _read_beside(local: Path, kind: Format) -> list[Path]:
+    """What the check of a transcript reads beside it, by its format's rules: its sidecar
+    folder (`artifact_dir_of`); for a Claude Code session, its other transcripts too (the
+    session folder, subagents and all, and its main file), whose lines say which of the
+    session's sidecars are not orphans."""
+    out: list[Path] = []
+    if kind is Format.CLAUDE_CODE:
+        session = session_dir(local)
+        out += [session, session.parent / f"{session.name}.jsonl"]
+    else:
+        sidecars = artifact_dir_of(local, kind)
+        if sidecars is not None:
+            out.append(sidecars)
+    return out
+
+
+def _fetch(fs: AbstractFileSystem, folder: Path, base: str, local: Path, done: Path) -> str | None:
+    """Bring the store's copy of `local` (a folder, or one file; inside `folder`) into
+    place, but for `done` (fetched already); None when done, or when the store has none
+    (the check says what is missing), else what went wrong."""
+    try:
+        rel = PurePosixPath(local.relative_to(folder).as_posix())
+    except ValueError:
+        return None  # outside what the store's keys lay out: nothing there to fetch
+    remote = _remote_path(fs, base + str(rel))
+    try:
+        if fs.isdir(remote):
+            names = sorted(fs.find(remote))
+        elif local != done and fs.isfile(remote):
+            names = [remote]
+        else:
+            return None
+    except FileNotFoundError:
+        return None
+    except Exception as exc:
+        return _words(exc)
+    for name in names:
+        inner = _key(fs, name)
+        if inner is None:
+            continue  # a key that cannot be laid out safely is never fetched
+        target = folder.joinpath(*inner.parts)
+        if target == done or not (target == local or local in target.parents):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fs.get_file(name, str(target))
+        except Exception as exc:
+            return f"{fs.unstrip_protocol(name)}: {_words(exc)}"
+    return None
+
+
+def _checked(
+    url: str, local: Path, fmt: Format | None, mirror: tuple[Path, str] | None
+) -> Checked:
+    """The core's check of a local file, told back with the URL (and the store's URLs in
+    place of the private folder's paths, for a `mirror`: (folder, its URL))."""
+    from transcript_view.fleet.dataset import call_rows
+
+    def back(text: str) -> str:
+        if mirror is None:
+            return text
+        return _back(text, *mirror)
+
+    try:
+        report = verify(local, format=fmt)
+    except NotATranscript as exc:
+        return Checked(url, error=back(str(exc)), not_a_transcript=True)
+    except TranscriptError as exc:
+        return Checked(url, error=back(str(exc)))
+    record = _record(report, url, back)
+    lines = [summary_line(report)]
+    lines.extend(finding_line(report, i) for i in range(len(report.findings)))
+    text = back("\n".join(lines) + "\n")
+    if mirror is None and str(local) != url:
+        text = text.replace(str(local), url)
+    try:
+        size: int | None = local.stat().st_size
+    except OSError:
+        size = None
+    return Checked(
+        url, record, text, report.errors, report.warnings, calls=call_rows(report, url),
+        size=size,
+    )  # fmt: skip
+
+
+def _record(report: Report, url: str, back: Any) -> dict[str, Any]:
+    """`--check --json`'s object, with the transcript's URL."""
+    record: dict[str, Any] = json.loads(back(json.dumps(report.as_dict(), ensure_ascii=False)))
+    record["transcript"] = url
+    return record
+
+
+def _key(fs: AbstractFileSystem, path: str) -> PurePosixPath | None:
+    """A store path as a relative key to lay out under a private folder (None: it has a
+    `..`, `.` or empty part, which could reach outside it, so it is never laid out)."""
+    if isinstance(fs, HTTPFileSystem):
+        parts = urlsplit(path)
+        raw = posixpath.join(parts.netloc, parts.path.lstrip("/"))
+    else:
+        raw = fs._strip_protocol(path).lstrip("/")
+    pieces = raw.split("/")
+    if not raw or any(p in ("", ".", "..") for p in pieces):
+        return None
+    return PurePosixPath(*pieces)
+
+
+def _remote_path(fs: AbstractFileSystem, url: str) -> str:
+    return url if isinstance(fs, HTTPFileSystem) else fs._strip_protocol(url)
+
+
+def _back(text: str, folder: Path, base: str) -> str:
+    """`text` with the private folder's paths as the store's URLs."""
+    return text.replace(str(folder) + "/", base)
+
+
+def _words(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

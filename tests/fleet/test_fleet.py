@@ -1,0 +1,269 @@
+"""The fleet check on a real Dask `LocalCluster` (worker processes), over real stores.
+
+The same tree of transcripts is checked where it lies three ways: on this
+machine's disk, served over HTTP by a server the test starts on a loopback port,
+and in a bucket of a local S3-compatible server (moto's standalone server, the
+test's own process on a loopback port). Every result is compared with what
+`--check --json` gives for the local copy, with the store's URL in place of the
+local path. OpenCode's databases are checked where they lie only (a store's
+listing passes over them), so the stores' comparisons leave them out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _support import EXAMPLES, ROOT
+
+from transcript_view.core.check import run_check
+
+fleet = pytest.importorskip("transcript_view.fleet", reason="the fleet extra is not installed")
+
+from distributed import Client, LocalCluster  # noqa: E402
+
+from transcript_view.fleet.run import check, results  # noqa: E402
+
+#: The S3 server's made-up credentials (moto takes any), as the usual environment gives them.
+S3_ENV = {
+    "AWS_ACCESS_KEY_ID": "fleet-test",
+    "AWS_SECRET_ACCESS_KEY": "fleet-test-secret",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+BUCKET = "fleet"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The examples, and hostile cases: a file that is no transcript, a big sidecar."""
+    root = tmp_path_factory.mktemp("fleet") / "tree"
+    shutil.copytree(EXAMPLES, root / "examples", ignore=shutil.ignore_patterns("*.py"))
+    (root / "examples" / "not-one.jsonl").write_text("hello, world\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def s3(tree: Path) -> Iterator[str]:
+    """moto's S3 server on a loopback port, holding the tree in a bucket; the environment
+    (credentials, endpoint) set as a user's would be, for this process and the cluster's."""
+    port = _free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    saved = {k: os.environ.get(k) for k in [*S3_ENV, "AWS_ENDPOINT_URL"]}
+    os.environ.update(S3_ENV, AWS_ENDPOINT_URL=endpoint)
+    try:
+        for _ in range(100):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.1):
+                break
+            time.sleep(0.1)
+        import s3fs
+
+        fs = s3fs.S3FileSystem(skip_instance_cache=True)
+        fs.mkdir(BUCKET)
+        fs.put(str(tree / "examples"), f"{BUCKET}/examples", recursive=True)
+        # Keys no file system has: one with a `..` part, and a "directory" object.
+        fs.pipe(f"{BUCKET}/hostile/a/../escape.jsonl", b'{"type":"x"}\n')
+        fs.pipe(f"{BUCKET}/hostile/folder.jsonl/", b"")
+        yield f"s3://{BUCKET}/"
+    finally:
+        server.terminate()
+        server.wait(10)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def web(tree: Path) -> Iterator[str]:
+    """The tree served over HTTP (the standard library's server) on a loopback port."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tree))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def client(s3: str) -> Iterator[Client]:
+    """A real LocalCluster: two worker processes, started after the S3 environment is set."""
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                     dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):  # fmt: skip
+        yield c
+
+
+def _local_json(paths: list[Path]) -> list[dict[str, Any]]:
+    out = io.StringIO()
+    run_check(paths, as_json=True, strict=False, out=out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _as_local(record: dict[str, Any], prefix: str, local: Path) -> dict[str, Any]:
+    text = json.dumps(record).replace(json.dumps(prefix)[1:-1], json.dumps(str(local) + "/")[1:-1])
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def _fleet_json(urls: list[str], client: Client) -> list[dict[str, Any]]:
+    out = []
+    for target, checked in results(urls, client):
+        if checked.record is not None:
+            out.append(checked.record)
+        elif not checked.not_a_transcript:
+            out.append({"transcript": target.url, "error": checked.error})
+    return out
+
+
+def _without_opencode(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r.get("format") != "opencode"]
+
+
+def test_a_local_tree_gives_what_check_json_gives(tree: Path, client: Client) -> None:
+    expected = _local_json([tree / "examples"])
+    got = _fleet_json([str(tree / "examples")], client)
+    assert got == expected
+    assert len(got) >= 10 and {r["format"] for r in got} >= {"reference", "claude-code", "opencode"}
+
+
+def test_the_same_tree_over_http_gives_the_same_results(
+    tree: Path, web: str, client: Client
+) -> None:
+    expected = _without_opencode(_local_json([tree / "examples"]))
+    got = [_as_local(r, web, tree) for r in _fleet_json([web + "examples/"], client)]
+    assert got == expected
+
+
+def test_the_same_tree_in_s3_gives_the_same_results(tree: Path, s3: str, client: Client) -> None:
+    expected = _without_opencode(_local_json([tree / "examples"]))
+    got = [_as_local(r, s3, tree) for r in _fleet_json([s3 + "examples"], client)]
+    assert got == expected
+    # A Claude Code session's sidecars and subagent: its orphans are the session's, as here.
+    claude = [r for r in got if r["format"] == "claude-code"]
+    assert [len(r["findings"]) for r in claude] == [
+        len(r["findings"]) for r in expected if r["format"] == "claude-code"
+    ]
+
+
+def test_a_glob_names_the_transcripts_it_matches(tree: Path, s3: str, client: Client) -> None:
+    got = _fleet_json([s3 + "examples/*.jsonl"], client)
+    expected = _local_json(sorted((tree / "examples").glob("*.jsonl")))
+    assert [_as_local(r, s3, tree) for r in got] == [r for r in expected if "error" not in r]
+
+
+def test_hostile_keys_are_each_one_finding_and_the_run_goes_on(s3: str, client: Client) -> None:
+    """A key with a `..` part is never laid out (it could reach outside the private
+    folder); a "directory" object is none of the transcripts."""
+    got = list(results([s3 + "hostile/", s3 + "examples/demo.jsonl"], client))
+    errors = {t.url: c.error for t, c in got if c.error is not None}
+    assert any(".." in url and "cannot be laid out" in (e or "") for url, e in errors.items())
+    assert got[-1][1].record is not None and got[-1][1].record["verified"] == 1
+
+
+def test_an_object_that_cannot_be_read_is_that_transcripts_finding(
+    s3: str, client: Client
+) -> None:
+    got = list(results([s3 + "examples/missing.jsonl", s3 + "examples/demo.jsonl"], client))
+    assert got[0][1].error is not None and "no such file" in got[0][1].error
+    assert got[1][1].record is not None
+
+
+def test_a_worker_that_dies_mid_run_changes_no_result(tree: Path, client: Client) -> None:
+    """Dask runs a dead worker's tasks again elsewhere: the results are the same."""
+    many = tree.parent / "many"
+    if not many.exists():
+        many.mkdir()
+        for i in range(40):
+            shutil.copy(tree / "examples" / "demo.jsonl", many / f"d{i:02d}.jsonl")
+            shutil.copytree(tree / "examples" / "demo.artifacts", many / f"d{i:02d}.artifacts")
+    expected = _local_json([many])
+    got = []
+    killed = False
+    for _, checked in results([str(many)], client, window=40):
+        got.append(checked.record)
+        if not killed:
+            worker = next(iter(client.scheduler_info()["workers"]))
+            with contextlib.suppress(Exception):
+                client.run(os._exit, 1, workers=[worker], wait=False)
+            killed = True
+    assert got == expected
+
+
+def test_the_library_api_gives_the_tables_check_json_gives(
+    tree: Path, s3: str, client: Client
+) -> None:
+    import dask
+
+    frames = check([s3 + "examples"], client)
+    findings, transcripts, calls = dask.compute(frames.findings, frames.transcripts, frames.calls)
+    expected = _without_opencode(_local_json([tree / "examples"]))
+    checked = transcripts[transcripts["error"].isna()]
+    assert sorted(checked["markers"]) == sorted(r["markers"] for r in expected)
+    assert len(findings) == sum(len(r["findings"]) for r in expected)
+    assert len(calls) > 0 and set(calls["source"]) <= {"recorded", "estimate"}
+
+
+def test_the_command_line_prints_check_json_and_writes_parquet(
+    tree: Path, s3: str, tmp_path: Path
+) -> None:
+    """`--check --json URL --workers 2 --out DIR`, as a user runs it: the same lines, the
+    same exit status, and tables that hold the same numbers (read back with pandas)."""
+    import pandas as pd
+
+    out = tmp_path / "results"
+    env = {**os.environ, "PYTHONPATH": ""}
+    run = subprocess.run(
+        [sys.executable, "-m", "transcript_view", "--check", "--json", s3 + "examples",
+         "--workers", "2", "--out", str(out)],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    local = subprocess.run(
+        [sys.executable, "-m", "transcript_view", "--check", "--json", str(tree / "examples")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == local.returncode == 1, run.stderr
+    got = [_as_local(json.loads(line), s3, tree) for line in run.stdout.splitlines()]
+    expected = _without_opencode([json.loads(line) for line in local.stdout.splitlines()])
+    assert got == expected
+    findings = pd.read_parquet(out / "findings")
+    transcripts = pd.read_parquet(out / "transcripts")
+    assert len(findings) == sum(len(r["findings"]) for r in expected)
+    for r in expected:
+        url = s3 + str(Path(r["transcript"]).relative_to(tree))
+        row = transcripts[transcripts["transcript"] == url].iloc[0]
+        assert (row["markers"], row["verified"], row["matched"], row["lines"]) == (
+            r["markers"], r["verified"], r["matched"], r["lines"]
+        )
+    calls = pd.read_parquet(out / "calls")
+    assert set(calls.columns) >= {"transcript", "line", "model", "tokens", "window", "fill"}
