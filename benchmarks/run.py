@@ -45,6 +45,7 @@ GROUPS = {
     "tree": "bench_tree",
     "context": "bench_call_context",
     "instructions": "bench_instructions",
+    "fleet": "bench_fleet",
 }
 
 _TARGET = re.compile(r"target\s*<=\s*([0-9.]+)")

@@ -79,13 +79,13 @@ def run_fleet(
                 progress.flush()
             if checked.error is not None:
                 if checked.not_a_transcript and target.url not in urls:  # a walk's find
-                    skipped.append(target.url)
+                    skipped.append(checked.url)
                     continue
                 if progress is not None:
                     progress.write("\r\x1b[K")
                 print(f"transcript-view: {checked.error}", file=sys.stderr)
                 if as_json:
-                    out.write(json.dumps({"transcript": target.url, "error": checked.error},
+                    out.write(json.dumps({"transcript": checked.url, "error": checked.error},
                                          ensure_ascii=False) + "\n")  # fmt: skip
                 status = 2
             else:

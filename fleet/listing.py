@@ -11,6 +11,7 @@ fleet check of a local tree checks what `--check DIR` checks, in its order.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,14 @@ from transcript_view.core.check import is_sidecar_dir, is_transcript_name, trans
 
 #: Characters that make a URL a glob (fsspec's).
 GLOB_CHARS = frozenset("*?[")
+#: A URL's user and password (`scheme://user:secret@host/…`), which are never shown.
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
+
+
+def redact(text: str) -> str:
+    """`text` with any URL's user and password left out: credentials come from the
+    store's configuration, and one written into a URL is never printed or kept."""
+    return _USERINFO.sub(r"\1", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +57,14 @@ def targets(
         try:
             fs, path = url_to_fs(url, **options)
         except (ValueError, ImportError, OSError) as exc:
-            yield Target(url, f"{url}: cannot be read ({_words(exc)})")
+            yield Target(url, redact(f"{url}: cannot be read ({_words(exc)})"))
             continue
         try:
-            yield from _listed(url, fs, path)
+            for target in _listed(url, fs, path):
+                error = target.error
+                yield target if error is None else Target(target.url, redact(error))
         except OSError as exc:
-            yield Target(url, f"{url}: cannot be listed ({_words(exc)})")
+            yield Target(url, redact(f"{url}: cannot be listed ({_words(exc)})"))
 
 
 def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:

@@ -28,7 +28,7 @@ from distributed import Client, Future
 
 from transcript_view.core.formats.detect import Format
 from transcript_view.fleet.dataset import CALLS, FINDINGS, TRANSCRIPTS, finding_rows, transcript_row
-from transcript_view.fleet.listing import Target, targets
+from transcript_view.fleet.listing import Target, redact, targets
 from transcript_view.fleet.task import Checked, check_url
 
 #: Tasks in flight at most, a worker thread: enough that none waits between two.
@@ -52,7 +52,7 @@ def results(
     pending: deque[tuple[Target, Future[Checked] | Checked]] = deque()
     for n, target in enumerate(targets(urls, options)):
         if target.error is not None:
-            pending.append((target, Checked(target.url, error=target.error)))
+            pending.append((target, Checked(redact(target.url), error=target.error)))
         else:
             key = f"transcript-view-check-{run}-{n}"
             future = client.submit(check_url, target.url, options, format, key=key, pure=False)
@@ -71,7 +71,8 @@ def _take(item: tuple[Target, Future[Checked] | Checked]) -> tuple[Target, Check
         checked: Checked = got.result()
     except Exception as exc:  # a task that failed even after Dask ran it again
         words = f"{type(exc).__name__}: {exc}"
-        checked = Checked(target.url, error=f"{target.url}: the check failed ({words})")
+        shown = redact(target.url)
+        checked = Checked(shown, error=redact(f"{shown}: the check failed ({words})"))
     finally:
         got.release()
     return target, checked
@@ -133,7 +134,7 @@ def _partition(
     found: dict[str, list[dict[str, Any]]] = {"findings": [], "transcripts": [], "calls": []}
     for target in group:
         checked = (
-            Checked(target.url, error=target.error)
+            Checked(redact(target.url), error=target.error)
             if target.error is not None
             else check_url(target.url, options, fmt)
         )

@@ -21,7 +21,7 @@ import posixpath
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,6 +37,7 @@ from transcript_view.core.formats.detect import Format, NotATranscript
 from transcript_view.core.formats.readers import artifact_dir_of
 from transcript_view.core.report import Report, detect_or_raise, verify
 from transcript_view.core.transcript import TranscriptError
+from transcript_view.fleet.listing import redact
 
 #: The prefix of a task's private folder (under the worker's temporary folder).
 PREFIX = "transcript-view-fleet-"
@@ -70,7 +71,27 @@ class Checked:
 def check_url(
     url: str, storage_options: Mapping[str, Any] | None = None, fmt: Format | None = None
 ) -> Checked:
-    """Check the transcript at `url` (see the module); never raises for the transcript's sake."""
+    """Check the transcript at `url` (see the module); never raises for the transcript's sake.
+
+    What it gives back names the transcript by its URL without any user and password
+    written into it (`listing.redact`).
+    """
+    checked = _check_url(url, storage_options, fmt)
+    shown = redact(url)
+    if shown == url:
+        return checked
+    record = json.loads(redact(json.dumps(checked.record))) if checked.record else None
+    return replace(
+        checked,
+        url=shown,
+        record=record,
+        text=redact(checked.text),
+        error=redact(checked.error) if checked.error is not None else None,
+        calls=[(shown, *row[1:]) for row in checked.calls],
+    )
+
+
+def _check_url(url: str, storage_options: Mapping[str, Any] | None, fmt: Format | None) -> Checked:
     try:
         fs, path = url_to_fs(url, **dict(storage_options or {}))
     except (ValueError, ImportError, OSError) as exc:

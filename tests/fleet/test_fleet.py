@@ -267,3 +267,15 @@ def test_the_command_line_prints_check_json_and_writes_parquet(
         )
     calls = pd.read_parquet(out / "calls")
     assert set(calls.columns) >= {"transcript", "line", "model", "tokens", "window", "fill"}
+
+
+def test_credentials_written_into_a_url_are_never_shown(web: str, client: Client) -> None:
+    """A user and password in a URL reach the store, never a result, line or table."""
+    with_secret = web.replace("http://", "http://reader:s3cret-pw@")
+    got = list(results([with_secret + "examples/demo.jsonl", with_secret + "nowhere/"], client))
+    assert got[0][1].record is not None and got[0][1].record["verified"] == 1
+    for _, checked in got:
+        shown = json.dumps([checked.url, checked.record, checked.text, checked.error,
+                            checked.calls])  # fmt: skip
+        assert "s3cret-pw" not in shown and "reader" not in shown, shown
+    assert got[1][1].error is not None and got[1][1].url.startswith("http://127.0.0.1:")

@@ -1,0 +1,125 @@
+"""A fleet: 10,000 small transcripts on a 2-worker `LocalCluster`, against `--check DIR`.
+
+Issue 29: "10,000 small transcripts on a 2-worker LocalCluster: throughput
+within 1.5x of `--check DIR` on the same machine (the cost of the engine,
+measured); memory per worker flat as the count grows (10,000 vs 1,000)".
+
+The tree is `gen.transcript` files of 8 KiB in folders of 100, every tenth with
+one stored 4 KiB artifact, checked both ways with `--json` (the same lines):
+
+- *throughput*: `--check --json DIR --workers 2` (the command starts its own
+  cluster of two worker processes, one thread each, and stops it: both are in
+  the time) against `--check --json DIR` (a process pool of one a core). Median
+  of 3. Target <= 1.5.
+- *memory per worker*: the largest peak RSS (VmHWM) of the cluster's worker
+  processes over the 10,000-transcript run, against the same over the first
+  1,000's run. Target <= 1.1 (flat: a worker holds one transcript's check at a
+  time, and the client only the results in flight).
+
+Needs the `fleet` extra (`dev.py` installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_throughput import timed  # noqa: E402
+from gen import DATA, transcript  # noqa: E402
+
+SMALL = 8 << 10
+FOLDER = 100
+
+
+def fleet_tree(count: int) -> Path:
+    """`count` small transcripts in folders of `FOLDER`, generated on first use."""
+    root = DATA / f"fleet-{count}"
+    for i in range(count):
+        path = root / f"d{i // FOLDER:03}" / f"t{i:05}.jsonl"
+        if not path.exists():
+            transcript(path, SMALL + i % 512, artifacts=1 if i % 10 == 0 else 0,
+                       artifact_size=4 << 10)  # fmt: skip
+    return root
+
+
+def check_command(root: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "transcript_view", "--check", "--json", str(root), *extra]
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as fh:
+                kids = [int(c) for c in fh.read().split()]
+        except OSError:
+            continue
+        out += kids
+        todo += kids
+    return out
+
+
+def _hwm_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def worker_peak_mib(root: Path) -> float:
+    """The largest peak RSS of the cluster's worker processes over one run (polled; a
+    worker's VmHWM only grows, so the last reading before it ends is its peak)."""
+    proc = subprocess.Popen(check_command(root, "--workers", "2"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    peaks: dict[int, int] = {}
+    while proc.poll() is None:
+        for pid in _descendants(proc.pid):
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read()
+            if b"multiprocessing" in cmd or b"spawn_main" in cmd:  # a worker process
+                peaks[pid] = max(peaks.get(pid, 0), _hwm_kib(pid))
+        time.sleep(0.05)
+    return max(peaks.values(), default=0) / 1024
+
+
+def run(runs: int = 3) -> list[tuple[str, float, float, str] | tuple[str, float, float, str, str]]:
+    big, small = fleet_tree(10_000), fleet_tree(1_000)
+    subprocess.run(check_command(big), stdout=subprocess.DEVNULL, check=False)  # warm the cache
+    local, fleet = [], []
+    for _ in range(runs):
+        local.append(timed(check_command(big), 1))
+        fleet.append(timed(check_command(big, "--workers", "2"), 1))
+    rss_big, rss_small = worker_peak_mib(big), worker_peak_mib(small)
+    cores = os.cpu_count() or 1
+    return [
+        (
+            "fleet --check, 10,000 small transcripts, LocalCluster of 2 workers",
+            statistics.median(fleet),
+            statistics.median(local),
+            f"--check DIR of the same tree, {cores} cores (target <= 1.5)",
+        ),
+        (
+            "peak RSS of a worker, 10,000 transcripts",
+            rss_big,
+            rss_small,
+            "the same, 1,000 transcripts (target <= 1.1)",
+            "MiB",
+        ),
+    ]
+
+
+if __name__ == "__main__":
+    for name, ours, ref, what, *_ in run():
+        print(f"{name}: {ours:.3f} vs {what} {ref:.3f} = {ours / ref:.2f}x")
