@@ -14,6 +14,17 @@ from transcript_view.core import parallel
 from transcript_view.viewer import background, layouter, workers
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The fleet tests last: their Dask client and fsspec's IO loop leave threads running
+    in this process, and a process that runs threads never forks workers
+    (`core.parallel.worker_count`), so every test after them would take the one-process
+    paths (and those that need a fork would be skipped)."""
+    folder = Path(__file__).resolve().parent / "fleet"
+    fleet = [item for item in items if folder in item.path.resolve().parents]
+    if fleet:
+        items[:] = [item for item in items if item not in fleet] + fleet
+
+
 @pytest.fixture
 def run_factory(tmp_path: Path) -> Callable[..., Run]:
     """Write a small run in tmp_path with its marker in a given badge state."""
