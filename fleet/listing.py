@@ -42,6 +42,8 @@ class Target:
     url: str
     error: str | None = None
     """Why `url` could not be listed (None: it is a transcript to check)."""
+    size: int | None = None
+    """Its bytes, as the listing gave them (None: not listed with one)."""
 
 
 def targets(
@@ -77,12 +79,12 @@ def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
             if fs.isdir(match):
                 yield from _walked(url, fs, match, local)
             else:
-                yield Target(_named(url, fs, match, local))
+                yield Target(_named(url, fs, match, local), size=_size(fs, match))
         return
     if fs.isdir(path):
         yield from _walked(url, fs, path, local)
     elif fs.exists(path):
-        yield Target(url)
+        yield Target(url, size=_size(fs, path))
     else:
         yield Target(url, f"{url}: no such file or directory")
 
@@ -92,21 +94,36 @@ def _walked(url: str, fs: AbstractFileSystem, path: str, local: bool) -> Iterato
     if local:
         found = transcripts_in(Path(path))
         for p in found:
-            yield Target(_named(url, fs, str(p), local))
+            yield Target(_named(url, fs, str(p), local), size=_size(fs, str(p)))
         if not found:
             yield Target(url, f"{url}: no .jsonl files in this directory tree")
         return
     count = 0
-    for root, dirs, files in fs.walk(path, on_error="raise"):
-        dirs[:] = sorted(d for d in dirs if not is_sidecar_dir(d))
+    for root, dirs, files in fs.walk(path, on_error="raise", detail=True):
+        kept = {d: dirs[d] for d in sorted(dirs) if not is_sidecar_dir(d)}
+        dirs.clear()  # (with details, the folders are a dict: walked in its order)
+        dirs.update(kept)
         names = set(files)
         chats = posixpath.basename(root.rstrip("/")) == "chats"
         for name in sorted(files):
             if is_transcript_name(name, names, chats):
                 count += 1
-                yield Target(fs.unstrip_protocol(posixpath.join(root, name)))
+                size = files[name].get("size")
+                yield Target(
+                    fs.unstrip_protocol(posixpath.join(root, name)),
+                    size=size if isinstance(size, int) else None,
+                )
     if count == 0:
         yield Target(url, f"{url}: no .jsonl files in this directory tree")
+
+
+def _size(fs: AbstractFileSystem, path: str) -> int | None:
+    """A listed file's bytes (None: the store would not say)."""
+    try:
+        size = fs.size(path)
+    except (OSError, ValueError):
+        return None
+    return size if isinstance(size, int) else None
 
 
 def _named(url: str, fs: AbstractFileSystem, path: str, local: bool) -> str:

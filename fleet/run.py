@@ -32,7 +32,43 @@ from transcript_view.fleet.listing import Target, redact, targets
 from transcript_view.fleet.task import Checked, check_url
 
 #: Tasks in flight at most, a worker thread: enough that none waits between two.
-IN_FLIGHT_PER_THREAD = 8
+IN_FLIGHT_PER_THREAD = 4
+#: A task checks one transcript, or a run of small ones up to these many transcripts and
+#: bytes: a Dask task costs a millisecond or two of the scheduler's, the worker's and
+#: this client's time whatever it does, about what checking a small transcript costs.
+GROUP_TRANSCRIPTS = 64
+GROUP_BYTES = 8 << 20
+
+
+def check_urls(
+    urls: list[str], storage_options: Mapping[str, Any] | None, fmt: Format | None
+) -> list[Checked]:
+    """One task's transcripts, checked in turn (`check_url`)."""
+    return [check_url(url, storage_options, fmt) for url in urls]
+
+
+def groups(
+    listed: Iterable[Target], most: int = GROUP_TRANSCRIPTS, most_bytes: int = GROUP_BYTES
+) -> Iterator[list[Target]]:
+    """The listing cut into tasks, in order: a transcript of `most_bytes` or more alone,
+    smaller ones together up to `most` of them or `most_bytes`; a target that names no
+    transcript (its `error`) alone, as it is no task."""
+    group: list[Target] = []
+    size = 0
+    for target in listed:
+        if target.error is not None or (target.size or 0) >= most_bytes:
+            if group:
+                yield group
+                group, size = [], 0
+            yield [target]
+            continue
+        group.append(target)
+        size += target.size or 0
+        if len(group) >= most or size >= most_bytes:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
 
 
 def results(
@@ -42,40 +78,48 @@ def results(
     storage_options: Mapping[str, Any] | None = None,
     format: Format | None = None,
     window: int | None = None,
+    most: int = GROUP_TRANSCRIPTS,
 ) -> Iterator[tuple[Target, Checked]]:
-    """Each transcript `urls` name with its result, in the listing's order."""
+    """Each transcript `urls` name with its result, in the listing's order (tasks of at
+    most `most` small transcripts: `groups`)."""
     options = dict(storage_options or {})
     if window is None:
         threads = sum(client.nthreads().values()) or 1
-        window = max(16, IN_FLIGHT_PER_THREAD * threads)
+        window = max(8, IN_FLIGHT_PER_THREAD * threads)
     run = uuid.uuid4().hex[:12]
-    pending: deque[tuple[Target, Future[Checked] | Checked]] = deque()
-    for n, target in enumerate(targets(urls, options)):
-        if target.error is not None:
-            pending.append((target, Checked(redact(target.url), error=target.error)))
+    pending: deque[tuple[list[Target], Future[list[Checked]] | None]] = deque()
+    for n, group in enumerate(groups(targets(urls, options), most)):
+        if group[0].error is not None:
+            pending.append((group, None))
         else:
             key = f"transcript-view-check-{run}-{n}"
-            future = client.submit(check_url, target.url, options, format, key=key, pure=False)
-            pending.append((target, future))
+            names = [t.url for t in group]
+            future = client.submit(check_urls, names, options, format, key=key, pure=False)
+            pending.append((group, future))
         while len(pending) > window:
-            yield _take(pending.popleft())
+            yield from _take(*pending.popleft())
     while pending:
-        yield _take(pending.popleft())
+        yield from _take(*pending.popleft())
 
 
-def _take(item: tuple[Target, Future[Checked] | Checked]) -> tuple[Target, Checked]:
-    target, got = item
-    if isinstance(got, Checked):
-        return target, got
+def _take(
+    group: list[Target], future: Future[list[Checked]] | None
+) -> Iterator[tuple[Target, Checked]]:
+    if future is None:
+        (target,) = group
+        yield target, Checked(redact(target.url), error=target.error)
+        return
     try:
-        checked: Checked = got.result()
+        checked: list[Checked] = future.result()
     except Exception as exc:  # a task that failed even after Dask ran it again
         words = f"{type(exc).__name__}: {exc}"
-        shown = redact(target.url)
-        checked = Checked(shown, error=redact(f"{shown}: the check failed ({words})"))
+        checked = [
+            Checked(redact(t.url), error=redact(f"{t.url}: the check failed ({words})"))
+            for t in group
+        ]
     finally:
-        got.release()
-    return target, checked
+        future.release()
+    yield from zip(group, checked, strict=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +133,7 @@ class Fleet:
 
 
 #: Transcripts a partition of `check`'s tables holds.
-PARTITION = 64
+PARTITION = GROUP_TRANSCRIPTS
 
 
 def check(

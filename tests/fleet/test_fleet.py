@@ -36,7 +36,8 @@ fleet = pytest.importorskip("transcript_view.fleet", reason="the fleet extra is 
 
 from distributed import Client, LocalCluster  # noqa: E402
 
-from transcript_view.fleet.run import check, results  # noqa: E402
+from transcript_view.fleet.listing import Target  # noqa: E402
+from transcript_view.fleet.run import check, groups, results  # noqa: E402
 
 #: The S3 server's made-up credentials (moto takes any), as the usual environment gives them.
 S3_ENV = {
@@ -210,7 +211,7 @@ def test_a_worker_that_dies_mid_run_changes_no_result(tree: Path, client: Client
     expected = _local_json([many])
     got = []
     killed = False
-    for _, checked in results([str(many)], client, window=40):
+    for _, checked in results([str(many)], client, window=40, most=1):  # 40 tasks
         got.append(checked.record)
         if not killed:
             worker = next(iter(client.scheduler_info()["workers"]))
@@ -279,3 +280,14 @@ def test_credentials_written_into_a_url_are_never_shown(web: str, client: Client
                             checked.calls])  # fmt: skip
         assert "s3cret-pw" not in shown and "reader" not in shown, shown
     assert got[1][1].error is not None and got[1][1].url.startswith("http://127.0.0.1:")
+
+
+def test_small_transcripts_share_a_task_and_a_big_one_has_its_own() -> None:
+    """A task costs about what checking a small transcript does: small ones go together,
+    in order, up to a count or a size; a big one, or a URL that named nothing, alone."""
+    listed = [Target(f"s3://b/t{i}.jsonl", size=1000) for i in range(5)]
+    listed.insert(2, Target("s3://b/big.jsonl", size=9 << 20))
+    listed.insert(4, Target("s3://b/gone/", error="s3://b/gone/: no such file or directory"))
+    got = [[t.url.removeprefix("s3://b/") for t in g] for g in groups(listed, most=2)]
+    assert got == [["t0.jsonl", "t1.jsonl"], ["big.jsonl"], ["t2.jsonl"], ["gone/"],
+                   ["t3.jsonl", "t4.jsonl"]]  # fmt: skip
