@@ -61,6 +61,13 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fleet") / "tree"
     shutil.copytree(EXAMPLES, root / "examples", ignore=shutil.ignore_patterns("*.py"))
     (root / "examples" / "not-one.jsonl").write_text("hello, world\n", encoding="utf-8")
+    # A transcript whose one stored artifact is huge (24 MiB): streamed to the worker's disk
+    # and hashed there, never held in memory.
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "gen.py"), str(root / "examples" / "huge.jsonl"),
+         "--size", "64K", "--markers", "1", "--artifact-size", "24M"],
+        check=True, capture_output=True,
+    )  # fmt: skip
     return root
 
 
@@ -156,6 +163,8 @@ def test_a_local_tree_gives_what_check_json_gives(tree: Path, client: Client) ->
     got = _fleet_json([str(tree / "examples")], client)
     assert got == expected
     assert len(got) >= 10 and {r["format"] for r in got} >= {"reference", "claude-code", "opencode"}
+    huge = next(r for r in got if r["transcript"].endswith("huge.jsonl"))
+    assert huge["verified"] == 1 and huge["findings"] == []
 
 
 def test_the_same_tree_over_http_gives_the_same_results(
