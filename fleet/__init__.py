@@ -5,7 +5,8 @@
 Dask task per transcript, each worker reading the transcript and its sidecar
 folder through fsspec (`s3://`, `gs://`, `az://`, `http(s)://`, `file://` or a
 plain path; globs too), and prints the same results in path order. Python code
-that holds a Dask client of its own calls `check` (`transcript_view.fleet.run`).
+that holds a Dask client of its own calls `check` (`transcript_view.fleet.check`,
+from `transcript_view.fleet.run`), which gives the results as Dask DataFrames.
 
 This package needs the `fleet` extra (`pip install 'transcript-view[fleet]'`):
 Dask's `distributed`, fsspec (with `s3fs` and `aiohttp` for S3 and HTTP) and
@@ -31,3 +32,7 @@ if _absent:
         "checking a fleet needs transcript-view's `fleet` extra: "
         f"pip install 'transcript-view[fleet]' (missing: {', '.join(_absent)})"
     )
+
+from transcript_view.fleet.run import Fleet, check  # noqa: E402 (after the extras' check)
+
+__all__ = ["Fleet", "check", "missing"]

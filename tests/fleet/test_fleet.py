@@ -37,7 +37,7 @@ fleet = pytest.importorskip("transcript_view.fleet", reason="the fleet extra is 
 from distributed import Client, LocalCluster  # noqa: E402
 
 from transcript_view.fleet.listing import Target  # noqa: E402
-from transcript_view.fleet.run import check, groups, results  # noqa: E402
+from transcript_view.fleet.run import groups, results  # noqa: E402
 
 #: The S3 server's made-up credentials (moto takes any), as the usual environment gives them.
 S3_ENV = {
@@ -198,7 +198,9 @@ def test_hostile_keys_are_each_one_finding_and_the_run_goes_on(s3: str, client: 
     got = list(results([s3 + "hostile/", s3 + "examples/demo.jsonl"], client))
     errors = {t.url: c.error for t, c in got if c.error is not None}
     assert any(".." in url and "cannot be laid out" in (e or "") for url, e in errors.items())
-    assert got[-1][1].record is not None and got[-1][1].record["verified"] == 1
+    assert not any("folder.jsonl" in t.url for t, _ in got)  # a "directory", no transcript
+    assert len(got) == 2 and got[-1][1].record is not None
+    assert got[-1][1].record["verified"] == 1
 
 
 def test_an_object_that_cannot_be_read_is_that_transcripts_finding(
@@ -235,7 +237,7 @@ def test_the_library_api_gives_the_tables_check_json_gives(
 ) -> None:
     import dask
 
-    frames = check([s3 + "examples"], client)
+    frames = fleet.check([s3 + "examples"], client)  # `transcript_view.fleet.check`
     findings, transcripts, calls = dask.compute(frames.findings, frames.transcripts, frames.calls)
     expected = _without_opencode(_local_json([tree / "examples"]))
     checked = transcripts[transcripts["error"].isna()]
