@@ -323,10 +323,15 @@ def check_one(path: Path, as_json: bool, fmt: Format | None, workers: int) -> Ou
     if as_json:
         text = json.dumps(report.as_dict(), ensure_ascii=False) + "\n"
     else:
-        lines = [summary_line(report)]
-        lines.extend(finding_line(report, i) for i in range(len(report.findings)))
-        text = "\n".join(lines) + "\n"
+        text = report_text(report)
     return Outcome(text, report.errors, report.warnings)
+
+
+def report_text(report: Report) -> str:
+    """`--check`'s lines for one transcript: its summary, then each finding."""
+    lines = [summary_line(report)]
+    lines.extend(finding_line(report, i) for i in range(len(report.findings)))
+    return "\n".join(lines) + "\n"
 
 
 def _check_job(shared: tuple[bool, Format | None], path: Path) -> Outcome | Refusal:

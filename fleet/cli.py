@@ -71,7 +71,13 @@ def run_fleet(
     status = 0
     done = 0
     skipped: list[str] = []
-    with cluster(scheduler, workers) as client:
+    with contextlib.ExitStack() as stack:
+        try:
+            client = stack.enter_context(cluster(scheduler, workers))
+        except (OSError, TimeoutError, ValueError) as exc:
+            where = scheduler if scheduler is not None else "a LocalCluster"
+            print(f"transcript-view: cannot reach {where} ({exc})", file=sys.stderr)
+            return 2
         for target, checked in results(urls, client, format=fmt):
             done += 1
             if progress is not None:

@@ -2,7 +2,8 @@
 
     findings     transcript, format, line, kind, severity, file, message
     transcripts  transcript, format, markers, verified, matched, present, expired,
-                 errors, warnings, notes, problems, bytes, lines, error
+                 errors, warnings, notes, problems (the summary line's: findings that
+                 are problems), bytes, lines, error
     calls        transcript, call, line, model, tokens, source, field, window,
                  window_source, fill
 
@@ -114,7 +115,7 @@ def transcript_row(checked: Checked) -> dict[str, Any]:
         "errors": checked.errors,
         "warnings": checked.warnings,
         "notes": notes,
-        "problems": checked.errors + checked.warnings,
+        "problems": checked.problems,
         "bytes": checked.size,
         "lines": record["lines"],
         "error": None,

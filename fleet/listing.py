@@ -10,6 +10,8 @@ fleet check of a local tree checks what `--check DIR` checks, in its order.
 
 from __future__ import annotations
 
+import glob
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -18,21 +20,26 @@ from pathlib import Path
 from typing import Any
 
 from fsspec.core import url_to_fs
+from fsspec.implementations.http import HTTPFileSystem
 from fsspec.implementations.local import LocalFileSystem
 from fsspec.spec import AbstractFileSystem
 
 from transcript_view.core.check import is_sidecar_dir, is_transcript_name, transcripts_in
+from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
 
 #: Characters that make a URL a glob (fsspec's).
 GLOB_CHARS = frozenset("*?[")
 #: A URL's user and password (`scheme://user:secret@host/…`), which are never shown.
 _USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
+#: An HTTP URL's query (a presigned URL's signature, a SAS token), never shown either.
+_QUERY = re.compile(r"(https?://[^\s?#\"]*)\?[^\s#\"]*")
 
 
 def redact(text: str) -> str:
-    """`text` with any URL's user and password left out: credentials come from the
-    store's configuration, and one written into a URL is never printed or kept."""
-    return _USERINFO.sub(r"\1", text)
+    """`text` with any URL's user and password, and an HTTP URL's query, left out:
+    credentials come from the store's configuration, and one written into a URL (a
+    presigned URL's signature) is never printed or kept."""
+    return _QUERY.sub(r"\1?…", _USERINFO.sub(r"\1", text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +51,9 @@ class Target:
     """Why `url` could not be listed (None: it is a transcript to check)."""
     size: int | None = None
     """Its bytes, as the listing gave them (None: not listed with one)."""
+    where: str | None = None
+    """A plain path's absolute path, what a worker opens (its working folder may be any);
+    `url` is the path as given, what the results say (as `--check` prints it)."""
 
 
 def targets(
@@ -52,26 +62,69 @@ def targets(
     """Every transcript `urls` name, in order: each URL's, as its store lists them.
 
     A URL that names nothing (or cannot be listed) is one `Target` with its
-    `error`, at its place, as `--check` keeps a PATH it could not check.
+    `error`, at its place, as `--check` keeps a PATH it could not check. A plain
+    path is expanded as `--check` expands it (`_local`), so it prints the same.
     """
-    options = dict(storage_options or {})
+    # A store's listings are not cached: a walk of a million keys must not keep them all.
+    options = {"use_listings_cache": False, **dict(storage_options or {})}
     for url in urls:
+        if "://" not in url:
+            yield from _local(url)
+            continue
         try:
             fs, path = url_to_fs(url, **options)
-        except (ValueError, ImportError, OSError) as exc:
+        except Exception as exc:  # a protocol with no library, a bad URL, …
             yield Target(url, redact(f"{url}: cannot be read ({_words(exc)})"))
             continue
         try:
             for target in _listed(url, fs, path):
                 error = target.error
                 yield target if error is None else Target(target.url, redact(error))
-        except OSError as exc:
+        except Exception as exc:  # the store's own errors (aiohttp's, botocore's, …) too
             yield Target(url, redact(f"{url}: cannot be listed ({_words(exc)})"))
+
+
+def _local(url: str) -> Iterator[Target]:
+    """A plain path, expanded as `core.check.run_check` expands a PATH: a folder's
+    transcripts (`transcripts_in`), an OpenCode database's sessions, a glob's matches,
+    else the path itself (whose check says what it is)."""
+    paths = sorted(glob.glob(url)) if any(c in GLOB_CHARS for c in url) else [url]
+    if not paths:
+        yield Target(url, f"{url}: nothing matches")
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            found = transcripts_in(path)
+            if not found:
+                yield Target(name, f"{path}: no .jsonl files in this directory tree")
+            for p in found:
+                yield Target(str(p), size=_file_size(p), where=os.path.abspath(p))
+        elif is_database_file(path):
+            try:
+                rows = sorted(list_database(path), key=lambda r: r.id)
+            except StoreError as exc:
+                yield Target(name, str(exc))
+                continue
+            if not rows:
+                yield Target(name, f"{path}: an OpenCode database with no sessions")
+            for row in rows:
+                yield Target(str(row.path), where=os.path.abspath(row.path))
+        else:
+            yield Target(name, size=_file_size(path), where=os.path.abspath(path))
+
+
+def _file_size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
     local = isinstance(fs, LocalFileSystem)
-    if any(c in GLOB_CHARS for c in path):
+    # In an HTTP URL a `?` starts the query, not a glob.
+    wild = "*[" if isinstance(fs, HTTPFileSystem) else GLOB_CHARS
+    if any(c in wild for c in path):
         matches = sorted(fs.glob(path))
         if not matches:
             yield Target(url, f"{url}: nothing matches")

@@ -41,10 +41,10 @@ GROUP_BYTES = 8 << 20
 
 
 def check_urls(
-    urls: list[str], storage_options: Mapping[str, Any] | None, fmt: Format | None
+    urls: list[tuple[str, str]], storage_options: Mapping[str, Any] | None, fmt: Format | None
 ) -> list[Checked]:
-    """One task's transcripts, checked in turn (`check_url`)."""
-    return [check_url(url, storage_options, fmt) for url in urls]
+    """One task's transcripts, checked in turn: each `(where, as given)` (`check_url`)."""
+    return [check_url(where, storage_options, fmt, name=name) for where, name in urls]
 
 
 def groups(
@@ -93,7 +93,7 @@ def results(
             pending.append((group, None))
         else:
             key = f"transcript-view-check-{run}-{n}"
-            names = [t.url for t in group]
+            names = [(t.where or t.url, t.url) for t in group]
             future = client.submit(check_urls, names, options, format, key=key, pure=False)
             pending.append((group, future))
         while len(pending) > window:
@@ -155,13 +155,15 @@ def check(
     them (the current client, as for any Dask collection).
     """
     options = dict(storage_options or {})
-    listed = list(targets(urls, options))
-    groups = [listed[i : i + partition] for i in range(0, len(listed), partition)] or [[]]
-    parts = [delayed(_partition, pure=False)(g, options, format) for g in groups]
+    given = list(urls)
+    listed = list(targets(given, options))
+    parts_of = [listed[i : i + partition] for i in range(0, len(listed), partition)] or [[]]
+    named = frozenset(given)
+    parts = [delayed(_partition, pure=False)(g, options, format, named) for g in parts_of]
     frames = [
         dd.from_delayed(
             [delayed(operator.getitem)(p, name) for p in parts],
-            meta=schema.empty_table().to_pandas(),
+            meta=_frame([], schema),
             verify_meta=False,
         )
         for name, schema in (("findings", FINDINGS), ("transcripts", TRANSCRIPTS), ("calls", CALLS))
@@ -172,16 +174,19 @@ def check(
 
 
 def _partition(
-    group: list[Target], options: dict[str, Any], fmt: Format | None
+    group: list[Target], options: dict[str, Any], fmt: Format | None, named: frozenset[str]
 ) -> dict[str, pd.DataFrame]:
-    """One partition's rows of the three tables."""
+    """One partition's rows of the three tables (a file a walk found that is no
+    transcript is passed over, as the command line passes over it)."""
     found: dict[str, list[dict[str, Any]]] = {"findings": [], "transcripts": [], "calls": []}
     for target in group:
         checked = (
             Checked(redact(target.url), error=target.error)
             if target.error is not None
-            else check_url(target.url, options, fmt)
+            else check_url(target.where or target.url, options, fmt, name=target.url)
         )
+        if checked.not_a_transcript and target.url not in named:
+            continue
         found["findings"].extend(finding_rows(checked))
         found["transcripts"].append(transcript_row(checked))
         found["calls"].extend(dict(zip(CALLS.names, r, strict=True)) for r in checked.calls)
@@ -192,6 +197,7 @@ def _partition(
 
 
 def _frame(rows: list[dict[str, Any]], schema: Any) -> pd.DataFrame:
+    """Rows as a DataFrame of Arrow types (an integer column with a null stays one)."""
     import pyarrow as pa
 
-    return pa.Table.from_pylist(rows, schema=schema).to_pandas()
+    return pa.Table.from_pylist(rows, schema=schema).to_pandas(types_mapper=pd.ArrowDtype)

@@ -17,6 +17,7 @@ transcript's result, never the run's failure.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import shutil
 import tempfile
@@ -31,16 +32,15 @@ from fsspec.implementations.http import HTTPFileSystem
 from fsspec.implementations.local import LocalFileSystem
 from fsspec.spec import AbstractFileSystem
 
-from transcript_view.core.check import finding_line, summary_line
+from transcript_view.core.check import Outcome, report_text
+from transcript_view.core.compressed import PREFIX, sweep
 from transcript_view.core.formats.claude_lines import session_dir
 from transcript_view.core.formats.detect import Format, NotATranscript
 from transcript_view.core.formats.readers import artifact_dir_of
+from transcript_view.core.ledger import is_problem
 from transcript_view.core.report import Report, detect_or_raise, verify
 from transcript_view.core.transcript import TranscriptError
 from transcript_view.fleet.listing import redact
-
-#: The prefix of a task's private folder (under the worker's temporary folder).
-PREFIX = "transcript-view-fleet-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +63,35 @@ class Checked:
     size: int | None = None
     """Its bytes (None: not a file of its own, as an OpenCode session is a database's rows)."""
 
+    problems: int = 0
+    """Its findings that are problems (`core.ledger.is_problem`: the summary line's)."""
+
     def failed(self, strict: bool) -> bool:
-        """Whether this transcript makes the exit status 1 (as `check.Outcome.failed`)."""
-        return self.errors > 0 or (strict and self.warnings > 0)
+        """Whether this transcript makes the exit status 1 (`check.Outcome.failed`'s rule)."""
+        return Outcome(self.text, self.errors, self.warnings).failed(strict)
 
 
 def check_url(
-    url: str, storage_options: Mapping[str, Any] | None = None, fmt: Format | None = None
+    url: str,
+    storage_options: Mapping[str, Any] | None = None,
+    fmt: Format | None = None,
+    *,
+    name: str | None = None,
 ) -> Checked:
     """Check the transcript at `url` (see the module); never raises for the transcript's sake.
 
     What it gives back names the transcript by its URL without any user and password
-    written into it (`listing.redact`).
+    written into it (`listing.redact`); a local file opened at its absolute path `url`
+    is named as it was given (`name`: relative, as `--check` prints it).
     """
-    checked = _check_url(url, storage_options, fmt)
+    try:
+        checked = _check_url(url, storage_options, fmt)
+    except Exception as exc:  # never the task's (nor its group's) failure: this one's line
+        checked = Checked(url, error=f"{url}: the check failed ({type(exc).__name__}: "
+                          f"{_words(exc)})")  # fmt: skip
+    if name is not None and name != url:
+        checked = _renamed(checked, url, name)
+        url = name
     shown = redact(url)
     if shown == url:
         return checked
@@ -91,6 +106,23 @@ def check_url(
     )
 
 
+def _renamed(checked: Checked, where: str, name: str) -> Checked:
+    """A local check's result with the transcript (and its sidecar folder) as `name` says
+    them rather than as `where`, the absolute path the worker opened."""
+    record = dict(checked.record) if checked.record is not None else None
+    text = checked.text.replace(where, name)
+    if record is not None:
+        record["transcript"] = name
+        folder = record.get("artifact_dir")
+        base = where[: len(where) - len(name)] if where.endswith(name) else None
+        if isinstance(folder, str) and base and folder.startswith(base):
+            record["artifact_dir"] = folder[len(base) :]
+            text = text.replace(folder, record["artifact_dir"])
+    error = checked.error.replace(where, name) if checked.error is not None else None
+    calls = [(name, *row[1:]) for row in checked.calls]
+    return replace(checked, url=name, record=record, text=text, error=error, calls=calls)
+
+
 def _check_url(url: str, storage_options: Mapping[str, Any] | None, fmt: Format | None) -> Checked:
     try:
         fs, path = url_to_fs(url, **dict(storage_options or {}))
@@ -98,7 +130,8 @@ def _check_url(url: str, storage_options: Mapping[str, Any] | None, fmt: Format 
         return Checked(url, error=f"{url}: cannot be read ({_words(exc)})")
     if isinstance(fs, LocalFileSystem):
         return _checked(url, Path(url if "://" not in url else path), fmt, None)
-    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
+    sweep()  # folders of workers killed mid-task
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-fleet-")).resolve()
     try:
         return _remote(url, fs, path, folder, fmt)
     finally:
@@ -118,8 +151,8 @@ def _remote(
     if base is None:
         return Checked(url, error=f"{url}: not a URL this check can lay out; not checked")
     local = folder.joinpath(*key.parts)
-    local.parent.mkdir(parents=True, exist_ok=True)
     try:
+        local.parent.mkdir(parents=True, exist_ok=True)
         fs.get_file(path, str(local))
     except Exception as exc:  # the store's own errors (botocore's, aiohttp's) included
         return Checked(url, error=f"{url}: cannot be read ({_words(exc)})")
@@ -129,7 +162,13 @@ def _remote(
         return Checked(url, error=_back(str(exc), folder, base), not_a_transcript=True)
     except TranscriptError as exc:
         return Checked(url, error=_back(str(exc), folder, base))
+    root = folder / key.parts[0]  # the bucket (or host): what the store's keys lay out
     for beside in _read_beside(local, kind):
+        if root not in beside.parents:
+            return Checked(
+                url, error=f"{url}: its format's sidecar folder for it would be outside "
+                f"{base}{key.parts[0]}/ (a key too near the top); not checked"
+            )  # fmt: skip
         problem = _fetch(fs, folder, base, beside, local)
         if problem is not None:
             return Checked(url, error=f"{url}: what its check reads beside it cannot be read "
@@ -180,8 +219,8 @@ def _fetch(fs: AbstractFileSystem, folder: Path, base: str, local: Path, done: P
         target = folder.joinpath(*inner.parts)
         if target == done or not (target == local or local in target.parents):
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
         try:
+            target.parent.mkdir(parents=True, exist_ok=True)
             fs.get_file(name, str(target))
         except Exception as exc:
             return f"{fs.unstrip_protocol(name)}: {_words(exc)}"
@@ -207,9 +246,7 @@ def _checked(
     except TranscriptError as exc:
         return Checked(url, error=back(str(exc)))
     record = _record(report, url, back)
-    lines = [summary_line(report)]
-    lines.extend(finding_line(report, i) for i in range(len(report.findings)))
-    text = back("\n".join(lines) + "\n")
+    text = back(report_text(report))
     if mirror is None and str(local) != url:
         text = text.replace(str(local), url)
     try:
@@ -218,7 +255,7 @@ def _checked(
         size = None
     return Checked(
         url, record, text, report.errors, report.warnings, calls=call_rows(report, url),
-        size=size,
+        size=size, problems=sum(1 for f in report.findings if is_problem(f)),
     )  # fmt: skip
 
 

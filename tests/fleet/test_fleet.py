@@ -96,6 +96,10 @@ def s3(tree: Path) -> Iterator[str]:
         # Keys no file system has: one with a `..` part, and a "directory" object.
         fs.pipe(f"{BUCKET}/hostile/a/../escape.jsonl", b'{"type":"x"}\n')
         fs.pipe(f"{BUCKET}/hostile/folder.jsonl/", b"")
+        # A Qwen Code session near the bucket's top: its format's sidecar folder (its
+        # runtime's tmp/, four folders up) would be outside the bucket.
+        qwen = next((tree / "examples" / "qwen" / "projects").glob("*/chats/*.jsonl"))
+        fs.put(str(qwen), f"{BUCKET}/shallow/chats/{qwen.name}")
         yield f"s3://{BUCKET}/"
     finally:
         server.terminate()
@@ -302,3 +306,29 @@ def test_small_transcripts_share_a_task_and_a_big_one_has_its_own() -> None:
     got = [[t.url.removeprefix("s3://b/") for t in g] for g in groups(listed, most=2)]
     assert got == [["t0.jsonl", "t1.jsonl"], ["big.jsonl"], ["t2.jsonl"], ["gone/"],
                    ["t3.jsonl", "t4.jsonl"]]  # fmt: skip
+
+
+def test_a_relative_path_is_checked_and_named_as_check_names_it(
+    tree: Path, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers' working folder is not this one: they open the absolute path, the
+    results say the path as given (and its sidecar folder likewise), as `--check` does."""
+    monkeypatch.chdir(tree)
+    expected = _local_json([Path("examples")])
+    assert expected[0]["transcript"].startswith("examples/")
+    assert _fleet_json(["examples"], client) == expected
+
+
+def test_a_sidecar_folder_outside_the_bucket_is_never_read(s3: str, client: Client) -> None:
+    """A format's rule that climbs above the store's top (Qwen Code's runtime folder) would
+    reach the worker's own disk or another bucket: that transcript is one line instead."""
+    ((_, checked),) = list(results([s3 + "shallow/"], client))
+    assert checked.record is None and checked.error is not None
+    assert "outside" in checked.error and "not checked" in checked.error
+
+
+def test_a_presigned_urls_signature_is_never_shown(web: str, client: Client) -> None:
+    signed = web + "examples/demo.jsonl?X-Amz-Signature=s1gnature-secret"
+    got = list(results([signed], client))
+    shown = json.dumps([[c.url, c.record, c.text, c.error] for _, c in got])
+    assert "s1gnature-secret" not in shown, shown
