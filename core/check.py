@@ -165,7 +165,7 @@ def run_check(
             message = (
                 f"{path}: an OpenCode database with no sessions"
                 if path.is_file()
-                else f"{path}: no .jsonl files in this directory tree"
+                else empty_tree(str(path))
             )
             print(f"transcript-view: {message}", file=sys.stderr)
             if as_json:
@@ -213,6 +213,12 @@ def run_check(
         )
     out.flush()
     return status
+
+
+def empty_tree(path: str) -> str:
+    """The words for a directory tree with no transcript in it (`run_check`'s and the
+    fleet listing's)."""
+    return f"{path}: no .jsonl files in this directory tree"
 
 
 def refusal_json(path: Path, message: str) -> str:

@@ -58,7 +58,8 @@ def read_calls(path: Path, format: Format | None = None) -> tuple[Format, ModelC
 _encode = msgspec.json.Encoder().encode
 
 
-def _fill(call: ModelCall) -> float | None:
+def rounded_fill(call: ModelCall) -> float | None:
+    """A call's fill as `--context --json` gives it (six places), or None (no window)."""
     fill = call.fill
     return round(fill, 6) if fill is not None else None
 
@@ -84,7 +85,7 @@ def call_dict(call: ModelCall) -> dict[str, object]:
         "window": call.window,
         "window_source": call.window_source.value if call.window_source else None,
         "window_basis": call.window_basis,
-        "fill": _fill(call),
+        "fill": rounded_fill(call),
         "compactions_before": [c.line for c in call.compactions],
         "items_added": call.items_added,
         "biggest_item": biggest,
@@ -121,7 +122,7 @@ def summary_dict(
                 "source": closest.source,
                 "window": closest.window,
                 "window_source": closest.window_source.value if closest.window_source else None,
-                "fill": _fill(closest),
+                "fill": rounded_fill(closest),
             }
             if closest is not None
             else None

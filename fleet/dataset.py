@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from transcript_view.core.context import rounded_fill
 from transcript_view.core.findings import Severity
 
 if TYPE_CHECKING:
@@ -68,11 +69,11 @@ def call_rows(report: Report, url: str) -> list[tuple[Any, ...]]:
     rows = []
     for i in range(len(calls)):
         c = calls.call(i)
-        fill = round(c.fill, 6) if c.fill is not None else None
         source = c.window_source.value if c.window_source else None
         rows.append(
-            (url, c.number, c.line, c.model, c.tokens, c.source, c.field, c.window, source, fill)
-        )
+            (url, c.number, c.line, c.model, c.tokens, c.source, c.field, c.window, source,
+             rounded_fill(c))
+        )  # fmt: skip
     return rows
 
 
@@ -122,6 +123,15 @@ def transcript_row(checked: Checked) -> dict[str, Any]:
     }
 
 
+def rows_of(checked: Checked) -> dict[str, list[dict[str, Any]]]:
+    """A checked transcript's rows of each table, by table (`TABLES`)."""
+    return {
+        "findings": finding_rows(checked),
+        "transcripts": [transcript_row(checked)],
+        "calls": [dict(zip(CALL_COLUMNS, r, strict=True)) for r in checked.calls],
+    }
+
+
 class DatasetWriter:
     """Writes results as they come, a part of each table every `PART_TRANSCRIPTS`.
 
@@ -145,9 +155,8 @@ class DatasetWriter:
 
     def add(self, checked: Checked) -> None:
         """One transcript's results (written with the next part)."""
-        self._rows["findings"].extend(finding_rows(checked))
-        self._rows["transcripts"].append(transcript_row(checked))
-        self._rows["calls"].extend(dict(zip(CALL_COLUMNS, r, strict=True)) for r in checked.calls)
+        for name, rows in rows_of(checked).items():
+            self._rows[name].extend(rows)
         self._count += 1
         if self._count >= self.part_transcripts:
             self.flush()

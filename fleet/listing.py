@@ -24,7 +24,12 @@ from fsspec.implementations.http import HTTPFileSystem
 from fsspec.implementations.local import LocalFileSystem
 from fsspec.spec import AbstractFileSystem
 
-from transcript_view.core.check import is_sidecar_dir, is_transcript_name, transcripts_in
+from transcript_view.core.check import (
+    empty_tree,
+    is_sidecar_dir,
+    is_transcript_name,
+    transcripts_in,
+)
 from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
 
 #: Characters that make a URL a glob (fsspec's).
@@ -74,14 +79,14 @@ def targets(
         try:
             fs, path = url_to_fs(url, **options)
         except Exception as exc:  # a protocol with no library, a bad URL, …
-            yield Target(url, redact(f"{url}: cannot be read ({_words(exc)})"))
+            yield Target(url, redact(f"{url}: cannot be read ({words(exc)})"))
             continue
         try:
             for target in _listed(url, fs, path):
                 error = target.error
                 yield target if error is None else Target(target.url, redact(error))
         except Exception as exc:  # the store's own errors (aiohttp's, botocore's, …) too
-            yield Target(url, redact(f"{url}: cannot be listed ({_words(exc)})"))
+            yield Target(url, redact(f"{url}: cannot be listed ({words(exc)})"))
 
 
 def _local(url: str) -> Iterator[Target]:
@@ -96,7 +101,7 @@ def _local(url: str) -> Iterator[Target]:
         if path.is_dir():
             found = transcripts_in(path)
             if not found:
-                yield Target(name, f"{path}: no .jsonl files in this directory tree")
+                yield Target(name, empty_tree(str(path)))
             for p in found:
                 yield Target(str(p), size=_file_size(p), where=os.path.abspath(p))
         elif is_database_file(path):
@@ -149,7 +154,7 @@ def _walked(url: str, fs: AbstractFileSystem, path: str, local: bool) -> Iterato
         for p in found:
             yield Target(_named(url, fs, str(p), local), size=_size(fs, str(p)))
         if not found:
-            yield Target(url, f"{url}: no .jsonl files in this directory tree")
+            yield Target(url, empty_tree(url))
         return
     count = 0
     for root, dirs, files in fs.walk(path, on_error="raise", detail=True):
@@ -167,7 +172,7 @@ def _walked(url: str, fs: AbstractFileSystem, path: str, local: bool) -> Iterato
                     size=size if isinstance(size, int) else None,
                 )
     if count == 0:
-        yield Target(url, f"{url}: no .jsonl files in this directory tree")
+        yield Target(url, empty_tree(url))
 
 
 def _size(fs: AbstractFileSystem, path: str) -> int | None:
@@ -188,6 +193,7 @@ def _named(url: str, fs: AbstractFileSystem, path: str, local: bool) -> str:
     return named
 
 
-def _words(exc: BaseException) -> str:
+def words(exc: BaseException) -> str:
+    """An exception's first line (its type's name when it has none): what a line says."""
     text = str(exc) or type(exc).__name__
     return text.splitlines()[0] if text else type(exc).__name__

@@ -27,7 +27,7 @@ from dask.delayed import delayed
 from distributed import Client, Future
 
 from transcript_view.core.formats.detect import Format
-from transcript_view.fleet.dataset import CALLS, FINDINGS, TRANSCRIPTS, finding_rows, transcript_row
+from transcript_view.fleet.dataset import CALLS, FINDINGS, TRANSCRIPTS, rows_of
 from transcript_view.fleet.listing import Target, redact, targets
 from transcript_view.fleet.task import Checked, check_url
 
@@ -187,9 +187,8 @@ def _partition(
         )
         if checked.not_a_transcript and target.url not in named:
             continue
-        found["findings"].extend(finding_rows(checked))
-        found["transcripts"].append(transcript_row(checked))
-        found["calls"].extend(dict(zip(CALLS.names, r, strict=True)) for r in checked.calls)
+        for name, rows in rows_of(checked).items():
+            found[name].extend(rows)
     return {
         name: _frame(rows, schema)
         for (name, rows), schema in zip(found.items(), (FINDINGS, TRANSCRIPTS, CALLS), strict=True)

@@ -40,7 +40,7 @@ from transcript_view.core.formats.readers import artifact_dir_of
 from transcript_view.core.ledger import is_problem
 from transcript_view.core.report import Report, detect_or_raise, verify
 from transcript_view.core.transcript import TranscriptError
-from transcript_view.fleet.listing import redact
+from transcript_view.fleet.listing import redact, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ def check_url(
         checked = _check_url(url, storage_options, fmt)
     except Exception as exc:  # never the task's (nor its group's) failure: this one's line
         checked = Checked(url, error=f"{url}: the check failed ({type(exc).__name__}: "
-                          f"{_words(exc)})")  # fmt: skip
+                          f"{words(exc)})")  # fmt: skip
     if name is not None and name != url:
         checked = _renamed(checked, url, name)
         url = name
@@ -127,7 +127,7 @@ def _check_url(url: str, storage_options: Mapping[str, Any] | None, fmt: Format 
     try:
         fs, path = url_to_fs(url, **dict(storage_options or {}))
     except (ValueError, ImportError, OSError) as exc:
-        return Checked(url, error=f"{url}: cannot be read ({_words(exc)})")
+        return Checked(url, error=f"{url}: cannot be read ({words(exc)})")
     if isinstance(fs, LocalFileSystem):
         return _checked(url, Path(url if "://" not in url else path), fmt, None)
     sweep()  # folders of workers killed mid-task
@@ -155,7 +155,7 @@ def _remote(
         local.parent.mkdir(parents=True, exist_ok=True)
         fs.get_file(path, str(local))
     except Exception as exc:  # the store's own errors (botocore's, aiohttp's) included
-        return Checked(url, error=f"{url}: cannot be read ({_words(exc)})")
+        return Checked(url, error=f"{url}: cannot be read ({words(exc)})")
     try:
         kind = fmt if fmt is not None else detect_or_raise(local)
     except NotATranscript as exc:
@@ -211,7 +211,7 @@ def _fetch(fs: AbstractFileSystem, folder: Path, base: str, local: Path, done: P
     except FileNotFoundError:
         return None
     except Exception as exc:
-        return _words(exc)
+        return words(exc)
     for name in names:
         inner = _key(fs, name)
         if inner is None:
@@ -223,7 +223,7 @@ def _fetch(fs: AbstractFileSystem, folder: Path, base: str, local: Path, done: P
             target.parent.mkdir(parents=True, exist_ok=True)
             fs.get_file(name, str(target))
         except Exception as exc:
-            return f"{fs.unstrip_protocol(name)}: {_words(exc)}"
+            return f"{fs.unstrip_protocol(name)}: {words(exc)}"
     return None
 
 
@@ -287,8 +287,3 @@ def _remote_path(fs: AbstractFileSystem, url: str) -> str:
 def _back(text: str, folder: Path, base: str) -> str:
     """`text` with the private folder's paths as the store's URLs."""
     return text.replace(str(folder) + "/", base)
-
-
-def _words(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
