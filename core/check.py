@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -173,15 +173,52 @@ def run_check(
 
     if progress is None and not as_json and sys.stderr.isatty() and len(targets) > 1:
         progress = sys.stderr
-    skipped: list[Path] = []
+    outcomes = _outcomes(targets, format, jobs, as_json)
+    printed = print_outcomes(
+        outcomes, as_json=as_json, strict=strict, out=out, progress=progress,
+        total=len(targets), before=say_empty,
+    )  # fmt: skip
+    return max(status, printed)
+
+
+Checked = tuple["Path | str", bool, "Outcome | Refusal"]
+"""A transcript's outcome as `print_outcomes` takes it: (its path or URL, whether a
+walk found it, its `Outcome` or why it could not be checked)."""
+
+
+def print_outcomes(
+    outcomes: Iterable[Checked],
+    *,
+    as_json: bool,
+    strict: bool,
+    out: TextIO,
+    progress: TextIO | None,
+    total: int | None = None,
+    before: Callable[[int], None] | None = None,
+) -> int:
+    """Print each transcript's outcome as `--check` does, in the order given; the exit status.
+
+    The one loop of `run_check` and the fleet check (`transcript_view.fleet.cli`):
+    a refusal's line on stderr (and its `refusal_json` with `--json`), a file a
+    walk found that is no transcript passed over and counted once at the end, a
+    `progress` line counting transcripts (of `total`, when known), 2 for a
+    refusal, else 1 for a failure (`Outcome.failed`), else 0. `before(done)` runs
+    before each outcome and after the last (`run_check`'s empty PATHs, in order).
+    """
+    status = 0
+    skipped: list[Path | str] = []
     done = 0
-    for path, walked, outcome in _outcomes(targets, format, jobs, as_json):
-        say_empty(done)
+    for path, walked, outcome in outcomes:
+        if before is not None:
+            before(done)
         done += 1
         if progress is not None:
-            progress.write(
-                f"\rtranscript-view: checked {done:,} of {plural(len(targets), 'transcript')}"
+            count = (
+                f"{done:,} of {plural(total, 'transcript')}"
+                if total is not None
+                else plural(done, "transcript")
             )
+            progress.write(f"\rtranscript-view: checked {count}")
             progress.flush()
         if isinstance(outcome, Refusal):
             if walked and outcome.not_a_transcript:
@@ -200,7 +237,8 @@ def run_check(
         out.write(outcome.text)
         if outcome.failed(strict) and status == 0:
             status = 1
-    say_empty(done)
+    if before is not None:
+        before(done)
     if progress is not None:
         progress.write("\r\x1b[K")
         progress.flush()
@@ -221,7 +259,7 @@ def empty_tree(path: str) -> str:
     return f"{path}: no .jsonl files in this directory tree"
 
 
-def refusal_json(path: Path, message: str) -> str:
+def refusal_json(path: Path | str, message: str) -> str:
     """`--check --json`'s line for a PATH that could not be checked: its place is kept.
 
     A script reading one object per PATH, in order, can match each to its

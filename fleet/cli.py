@@ -12,16 +12,19 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from distributed import Client, LocalCluster
 
+from transcript_view.core.check import Checked as CheckOutcome
+from transcript_view.core.check import Outcome, Refusal, print_outcomes
 from transcript_view.core.formats.detect import Format
-from transcript_view.core.text import plural
 from transcript_view.fleet.dataset import DatasetWriter
+from transcript_view.fleet.listing import Target
 from transcript_view.fleet.run import results
+from transcript_view.fleet.task import Checked
 
 
 @contextlib.contextmanager
@@ -68,9 +71,6 @@ def run_fleet(
         except (FileExistsError, OSError) as exc:
             print(f"transcript-view: {exc}", file=sys.stderr)
             return 2
-    status = 0
-    done = 0
-    skipped: list[str] = []
     with contextlib.ExitStack() as stack:
         try:
             client = stack.enter_context(cluster(scheduler, workers))
@@ -78,46 +78,30 @@ def run_fleet(
             where = scheduler if scheduler is not None else "a LocalCluster"
             print(f"transcript-view: cannot reach {where} ({exc})", file=sys.stderr)
             return 2
-        for target, checked in results(urls, client, format=fmt):
-            done += 1
-            if progress is not None:
-                progress.write(f"\rtranscript-view: checked {plural(done, 'transcript')}")
-                progress.flush()
-            if checked.error is not None:
-                if checked.not_a_transcript and target.url not in urls:  # a walk's find
-                    skipped.append(checked.url)
-                    continue
-                if progress is not None:
-                    progress.write("\r\x1b[K")
-                print(f"transcript-view: {checked.error}", file=sys.stderr)
-                if as_json:
-                    out.write(json.dumps({"transcript": checked.url, "error": checked.error},
-                                         ensure_ascii=False) + "\n")  # fmt: skip
-                status = 2
-            else:
-                if progress is not None:
-                    progress.write("\r\x1b[K")
-                    progress.flush()
-                out.write(
-                    json.dumps(checked.record, ensure_ascii=False) + "\n"
-                    if as_json
-                    else checked.text
-                )
-                if checked.failed(strict) and status == 0:
-                    status = 1
-            if writer is not None:
-                writer.add(checked)
+        checked = results(urls, client, format=fmt)
+        status = print_outcomes(
+            _outcomes(checked, urls, as_json, writer), as_json=as_json, strict=strict,
+            out=out, progress=progress,
+        )  # fmt: skip
     if writer is not None:
         writer.flush()
-    if progress is not None:
-        progress.write("\r\x1b[K")
-        progress.flush()
-    if skipped:
-        print(
-            f"transcript-view: skipped {plural(len(skipped), 'file')} that "
-            f"{'is' if len(skipped) == 1 else 'are'} not a transcript (first: {skipped[0]})",
-            file=sys.stderr,
-        )
-    out.flush()
     return status
 
+
+def _outcomes(
+    checked: Iterable[tuple[Target, Checked]],
+    urls: Sequence[str],
+    as_json: bool,
+    writer: DatasetWriter | None,
+) -> Iterator[CheckOutcome]:
+    """Each result as `--check`'s printing loop takes it (a URL not named on the command
+    line was found by a walk), written to the dataset as it passes."""
+    for target, result in checked:
+        if writer is not None:
+            writer.add(result)
+        walked = target.url not in urls
+        if result.error is not None:
+            yield result.url, walked, Refusal(result.error, result.not_a_transcript)
+        else:
+            text = json.dumps(result.record, ensure_ascii=False) + "\n" if as_json else result.text
+            yield result.url, walked, Outcome(text, result.errors, result.warnings)

@@ -32,7 +32,7 @@ from fsspec.implementations.http import HTTPFileSystem
 from fsspec.implementations.local import LocalFileSystem
 from fsspec.spec import AbstractFileSystem
 
-from transcript_view.core.check import Outcome, report_text
+from transcript_view.core.check import report_text
 from transcript_view.core.compressed import PREFIX, sweep
 from transcript_view.core.formats.claude_lines import session_dir
 from transcript_view.core.formats.detect import Format, NotATranscript
@@ -65,10 +65,6 @@ class Checked:
 
     problems: int = 0
     """Its findings that are problems (`core.ledger.is_problem`: the summary line's)."""
-
-    def failed(self, strict: bool) -> bool:
-        """Whether this transcript makes the exit status 1 (`check.Outcome.failed`'s rule)."""
-        return Outcome(self.text, self.errors, self.warnings).failed(strict)
 
 
 def check_url(
