@@ -517,20 +517,29 @@ def test_without_sqlites_json_functions_the_lines_are_the_same(
     assert store.DatabaseExport(s.db, s.session_id).read(1 << 30) == expected
 
 
+#: The id the first message gets after its id's time wrapped (`_wrap_first_message_id`).
+WRAPPED = "msg_ffffffffffffWrapped000001"
+
+
+def _wrap_first_message_id(db: Path) -> None:
+    """Give the first message by time an id that sorts last (its time wrapped), its parts
+    following it."""
+    conn = sqlite3.connect(db)
+    (first,) = conn.execute("SELECT id FROM message ORDER BY time_created LIMIT 1").fetchone()
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("UPDATE message SET id = ? WHERE id = ?", (WRAPPED, first))
+    conn.execute("UPDATE part SET message_id = ? WHERE message_id = ?", (WRAPPED, first))
+    conn.commit()
+    conn.close()
+
+
 def test_messages_out_of_id_order_keep_opencodes_order_and_their_parts(tmp_path: Path) -> None:
     """Ids carry the time modulo 2^36 ms: after a wrap a later message's id sorts first.
     OpenCode orders by `time_created`; each message keeps its own parts."""
     s = _session(tmp_path)
     s.finish()
     s.write()
-    conn = sqlite3.connect(s.db)
-    (first,) = conn.execute("SELECT id FROM message ORDER BY time_created LIMIT 1").fetchone()
-    conn.execute("PRAGMA foreign_keys = OFF")
-    conn.execute("UPDATE message SET id = 'msg_ffffffffffffWrapped000001' WHERE id = ?", (first,))
-    conn.execute("UPDATE part SET message_id = 'msg_ffffffffffffWrapped000001' "
-                 "WHERE message_id = ?", (first,))  # fmt: skip
-    conn.commit()
-    conn.close()
+    _wrap_first_message_id(s.db)
     t = Transcript.open(s.path)
     try:
         objs = [json.loads(t.raw_line(n)) for n in range(2, t.line_count + 1)]
@@ -625,14 +634,7 @@ def test_messages_out_of_id_order_exported_by_several_processes_keep_their_order
 ) -> None:
     s = _many_messages(tmp_path)
     s.write()
-    conn = sqlite3.connect(s.db)
-    (first,) = conn.execute("SELECT id FROM message ORDER BY time_created LIMIT 1").fetchone()
-    conn.execute("PRAGMA foreign_keys = OFF")
-    conn.execute("UPDATE message SET id = 'msg_ffffffffffffWrapped000001' WHERE id = ?", (first,))
-    conn.execute("UPDATE part SET message_id = 'msg_ffffffffffffWrapped000001' "
-                 "WHERE message_id = ?", (first,))  # fmt: skip
-    conn.commit()
-    conn.close()
+    _wrap_first_message_id(s.db)
     expected = _serial_lines(s)
     monkeypatch.setattr(parallel, "PARALLEL_BYTES", 0)
     got, workers = _exported(s)
