@@ -45,7 +45,7 @@ import stat
 import tempfile
 import time
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -682,7 +682,7 @@ class DatabaseExport:
         self.consumed = 0
         self.workers = 1
         """How many processes made the lines (1: this one)."""
-        self._lines: Iterator[bytes] | None = None
+        self._lines: Generator[bytes, None, None] | None = None
         self._conn: sqlite3.Connection | None = None
         self._carry = b""
         self._done = False
@@ -733,7 +733,7 @@ class DatabaseExport:
             piece, self._carry = piece[:n], piece[n:] + self._carry
         return piece
 
-    def _made(self, conn: sqlite3.Connection) -> Iterator[bytes]:
+    def _made(self, conn: sqlite3.Connection) -> Generator[bytes, None, None]:
         """The lines: made here (`_database_lines`), or by the processes sharing them."""
         try:
             runs, workers = _shared_runs(conn, self.db, self.session_id)
@@ -773,8 +773,8 @@ class DatabaseExport:
 
     def _close(self) -> None:
         self._done = True
-        if self._lines is not None and hasattr(self._lines, "close"):
-            self._lines.close()  # (generator) stops the processes that share it
+        if self._lines is not None:
+            self._lines.close()  # stops the processes that share it, if any
         for f in self._files:
             f.close()
         self._files = []

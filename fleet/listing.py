@@ -15,7 +15,7 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,11 @@ def targets(
         except Exception as exc:  # a protocol with no library, a bad URL, …
             yield Target(url, redact(f"{url}: cannot be read ({words(exc)})"))
             continue
+        if isinstance(fs, LocalFileSystem):  # a `file://` URL: the path's, named by URL
+            for target in _local(path):
+                ok = target.error is None
+                yield replace(target, url=fs.unstrip_protocol(target.url)) if ok else target
+            continue
         try:
             for target in _listed(url, fs, path):
                 error = target.error
@@ -126,7 +131,6 @@ def _file_size(path: Path) -> int | None:
 
 
 def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
-    local = isinstance(fs, LocalFileSystem)
     # In an HTTP URL a `?` starts the query, not a glob.
     wild = "*[" if isinstance(fs, HTTPFileSystem) else GLOB_CHARS
     if any(c in wild for c in path):
@@ -135,27 +139,20 @@ def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
             yield Target(url, f"{url}: nothing matches")
         for match in matches:
             if fs.isdir(match):
-                yield from _walked(url, fs, match, local)
+                yield from _walked(url, fs, match)
             else:
-                yield Target(_named(url, fs, match, local), size=_size(fs, match))
+                yield Target(fs.unstrip_protocol(match), size=_size(fs, match))
         return
     if fs.isdir(path):
-        yield from _walked(url, fs, path, local)
+        yield from _walked(url, fs, path)
     elif fs.exists(path):
         yield Target(url, size=_size(fs, path))
     else:
         yield Target(url, f"{url}: no such file or directory")
 
 
-def _walked(url: str, fs: AbstractFileSystem, path: str, local: bool) -> Iterator[Target]:
-    """The transcripts under a folder: the core's own walk for a local one."""
-    if local:
-        found = transcripts_in(Path(path))
-        for p in found:
-            yield Target(_named(url, fs, str(p), local), size=_size(fs, str(p)))
-        if not found:
-            yield Target(url, empty_tree(url))
-        return
+def _walked(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
+    """The transcripts under a store's folder, by `check.py`'s name rules."""
     count = 0
     for root, dirs, files in fs.walk(path, on_error="raise", detail=True):
         kept = {d: dirs[d] for d in sorted(dirs) if not is_sidecar_dir(d)}
@@ -184,16 +181,6 @@ def _size(fs: AbstractFileSystem, path: str) -> int | None:
     return size if isinstance(size, int) else None
 
 
-def _named(url: str, fs: AbstractFileSystem, path: str, local: bool) -> str:
-    """A listed path as the URL it is checked and reported by: a local path given without
-    a scheme stays a path (as `--check` prints it), anything else keeps its protocol."""
-    if local and "://" not in url:
-        return path
-    named: str = fs.unstrip_protocol(path)
-    return named
-
-
 def words(exc: BaseException) -> str:
     """An exception's first line (its type's name when it has none): what a line says."""
-    text = str(exc) or type(exc).__name__
-    return text.splitlines()[0] if text else type(exc).__name__
+    return (str(exc).strip() or type(exc).__name__).splitlines()[0]
