@@ -181,13 +181,13 @@ def run_check(
     return max(status, printed)
 
 
-Checked = tuple["Path | str", bool, "Outcome | Refusal"]
+PathOutcome = tuple["Path | str", bool, "Outcome | Refusal"]
 """A transcript's outcome as `print_outcomes` takes it: (its path or URL, whether a
 walk found it, its `Outcome` or why it could not be checked)."""
 
 
 def print_outcomes(
-    outcomes: Iterable[Checked],
+    outcomes: Iterable[PathOutcome],
     *,
     as_json: bool,
     strict: bool,

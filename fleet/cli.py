@@ -18,8 +18,7 @@ from typing import TextIO
 
 from distributed import Client, LocalCluster
 
-from transcript_view.core.check import Checked as CheckOutcome
-from transcript_view.core.check import Outcome, Refusal, print_outcomes
+from transcript_view.core.check import Outcome, PathOutcome, Refusal, print_outcomes
 from transcript_view.core.formats.detect import Format
 from transcript_view.fleet.dataset import DatasetWriter
 from transcript_view.fleet.listing import Target
@@ -93,7 +92,7 @@ def _outcomes(
     urls: Sequence[str],
     as_json: bool,
     writer: DatasetWriter | None,
-) -> Iterator[CheckOutcome]:
+) -> Iterator[PathOutcome]:
     """Each result as `--check`'s printing loop takes it (a URL not named on the command
     line was found by a walk), written to the dataset as it passes."""
     for target, result in checked:
