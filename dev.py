@@ -180,7 +180,7 @@ def task_keys() -> int:
 def task_test(extra: list[str]) -> int:
     steps: list[tuple[str, list[str] | None]] = [
         ("ruff check .", ["-m", "ruff", "check", "."]),
-        ("mypy --strict transcript_view (core/, viewer/ and the command line)", None),
+        ("mypy --strict transcript_view (core/, viewer/, fleet/ and the command line)", None),
         ("pytest " + " ".join(extra), ["-m", "pytest", *extra]),
     ]
     for title, step in steps:
