@@ -291,6 +291,26 @@ def is_transcript_name(name: str, names: Collection[str], in_chats: bool) -> boo
     )  # fmt: skip
 
 
+def folder_order(name: str) -> str:
+    """What a folder is sorted by among its siblings: its name and a `/`, as a store lists
+    it (`proj-a/` before `proj/`, as `-` sorts before `/`), so that a walk of a store's
+    sorted listing (`transcript_view.fleet`) streams in the order of a local walk."""
+    return name + "/"
+
+
+def session_folder(name: str, dirs: Collection[str]) -> str | None:
+    """The folder among `dirs` that holds the subagent transcripts of the transcript `name`
+    beside it (None: it has none): Claude Code's session folder, named by the file's stem.
+
+    A tree walk lists that folder's transcripts right after the file, so that a
+    session and its subagents are one run of the listing (`transcripts_in`, and the
+    fleet's one task per session, `transcript_view.fleet`)."""
+    if not name.endswith(".jsonl"):
+        return None
+    stem = name[: -len(".jsonl")]
+    return stem if stem in dirs else None
+
+
 def _opencode_sessions(folder: Path, dirs: list[str]) -> list[Path]:
     """An OpenCode data folder's sessions (`core.opencode_store.data_sessions`), by id; its
     storage tree is not walked again as files. A database that cannot be read is itself
@@ -304,6 +324,11 @@ def _opencode_sessions(folder: Path, dirs: list[str]) -> list[Path]:
 def transcripts_in(directory: Path) -> list[Path]:
     """Every `.jsonl` file in a directory tree, sorted; symlinks and sidecar folders skipped.
 
+    A folder's files come by name, then its folders (`folder_order`); but a
+    transcript's session folder (`session_folder`: a Claude Code session's
+    subagents) comes right after the transcript, so that a session is listed whole
+    before the next one.
+
     A compressed `.jsonl.zst` (Codex's, a week idle) counts too, except beside
     its plain `.jsonl`: then the plain file is the transcript, as for Codex
     itself, and the compressed one is passed over without a word. So does an
@@ -312,9 +337,8 @@ def transcripts_in(directory: Path) -> list[Path]:
     found: list[Path] = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(
-            d
-            for d in dirs
-            if not is_sidecar_dir(d) and not os.path.islink(os.path.join(root, d))
+            (d for d in dirs if not (is_sidecar_dir(d) or os.path.islink(os.path.join(root, d)))),
+            key=folder_order,
         )
         names = set(files)
         chats = os.path.basename(root) == "chats"
@@ -325,6 +349,10 @@ def transcripts_in(directory: Path) -> list[Path]:
             wanted = is_transcript_name(name, names, chats)
             if wanted and not path.is_symlink() and path.is_file():
                 found.append(path)
+                folder = session_folder(name, dirs)
+                if folder is not None:
+                    dirs.remove(folder)
+                    found.extend(transcripts_in(path.with_name(folder)))
     return found
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import glob
 import os
-import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,11 +25,10 @@ from fsspec.spec import AbstractFileSystem
 
 from transcript_view.core.check import (
     empty_tree,
-    is_sidecar_dir,
-    is_transcript_name,
     transcripts_in,
 )
 from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
+from transcript_view.fleet.walk import PAGE, Entry, Lister, in_order
 
 #: Characters that make a URL a glob (fsspec's).
 GLOB_CHARS = frozenset("*?[")
@@ -131,6 +129,7 @@ def _file_size(path: Path) -> int | None:
 
 
 def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
+    store = store_of(fs)
     # In an HTTP URL a `?` starts the query, not a glob.
     wild = "*[" if isinstance(fs, HTTPFileSystem) else GLOB_CHARS
     if any(c in wild for c in path):
@@ -138,38 +137,92 @@ def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
         if not matches:
             yield Target(url, f"{url}: nothing matches")
         for match in matches:
-            if fs.isdir(match):
-                yield from _walked(url, fs, match)
+            if store.is_folder(match):
+                yield from _walked(url, fs, store, match)
             else:
                 yield Target(fs.unstrip_protocol(match), size=_size(fs, match))
         return
-    if fs.isdir(path):
-        yield from _walked(url, fs, path)
+    if store.is_folder(path):
+        yield from _walked(url, fs, store, path)
     elif fs.exists(path):
         yield Target(url, size=_size(fs, path))
     else:
         yield Target(url, f"{url}: no such file or directory")
 
 
-def _walked(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
-    """The transcripts under a store's folder, by `check.py`'s name rules."""
+def _walked(url: str, fs: AbstractFileSystem, store: Store, path: str) -> Iterator[Target]:
+    """The transcripts under a store's folder, in `--check DIR`'s order (`fleet.walk`); a
+    URL that names none is one `Target` that says so."""
     count = 0
-    for root, dirs, files in fs.walk(path, on_error="raise", detail=True):
-        kept = {d: dirs[d] for d in sorted(dirs) if not is_sidecar_dir(d)}
-        dirs.clear()  # (with details, the folders are a dict: walked in its order)
-        dirs.update(kept)
-        names = set(files)
-        chats = posixpath.basename(root.rstrip("/")) == "chats"
-        for name in sorted(files):
-            if is_transcript_name(name, names, chats):
-                count += 1
-                size = files[name].get("size")
-                yield Target(
-                    fs.unstrip_protocol(posixpath.join(root, name)),
-                    size=size if isinstance(size, int) else None,
-                )
+    for entry in in_order(store.entries, _folder(fs, path)):
+        count += 1
+        yield Target(fs.unstrip_protocol(entry.key), size=entry.size)
     if count == 0:
         yield Target(url, empty_tree(url))
+
+
+def _folder(fs: AbstractFileSystem, path: str) -> str:
+    """A folder's key as `fleet.walk` has it: the store's path, ending with `/`."""
+    return str(fs._strip_protocol(path)).rstrip("/") + "/"
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """How a store's folders are listed for `fleet.walk` (`store_of`)."""
+
+    entries: Lister
+    is_folder: Callable[[str], bool]
+    """Whether a path is a folder (has keys under it), without listing it whole."""
+
+
+def store_of(fs: AbstractFileSystem, page: int = PAGE) -> Store:
+    """S3's folders are listed a page of `page` keys at a time (`list_objects_v2`), so a
+    folder of a million keys streams; any other store's by its file system's `ls`, a
+    folder at a time (fsspec's way for every store: gcsfs and adlfs gather a folder's
+    pages before they answer)."""
+    protocols = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    if "s3" in protocols and callable(getattr(fs, "call_s3", None)):  # s3fs's
+        return Store(
+            lambda folder: _s3_pages(fs, folder, page),
+            lambda path: next(_s3_pages(fs, _folder(fs, path), 1), None) is not None,
+        )
+    return Store(lambda folder: _listed_whole(fs, folder), fs.isdir)
+
+
+def _s3_pages(fs: Any, folder: str, page: int) -> Iterator[Entry]:
+    """A folder of an S3 bucket (`bucket/prefix/`), `page` keys a request, sorted. The
+    bucket itself is `bucket/`; a key that is the folder itself (a "directory" object)
+    is one of its entries, as a store lists it, and passed over by `in_order`."""
+    bucket, _, prefix = folder.partition("/")
+    ask: dict[str, Any] = {"Bucket": bucket, "Prefix": prefix, "Delimiter": "/", "MaxKeys": page}
+    while True:
+        got = fs.call_s3("list_objects_v2", **ask)
+        entries = [Entry(f"{bucket}/{p['Prefix']}") for p in got.get("CommonPrefixes") or ()]
+        entries += [Entry(f"{bucket}/{c['Key']}", c.get("Size")) for c in got.get("Contents") or ()]
+        entries.sort(key=_by_key)
+        yield from entries
+        token = got.get("NextContinuationToken")
+        if not got.get("IsTruncated") or not token:
+            return
+        ask["ContinuationToken"] = token
+
+
+def _listed_whole(fs: AbstractFileSystem, folder: str) -> Iterator[Entry]:
+    """A folder as the store's `ls` gives it (whole), sorted as a store's listing is."""
+    entries = []
+    for info in fs.ls(folder.rstrip("/"), detail=True):
+        name = str(info["name"]).rstrip("/")
+        size = info.get("size")
+        if info.get("type") == "directory":
+            entries.append(Entry(name + "/"))
+        else:
+            entries.append(Entry(name, size if isinstance(size, int) else None))
+    entries.sort(key=_by_key)
+    return iter(entries)
+
+
+def _by_key(entry: Entry) -> str:
+    return entry.key
 
 
 def _size(fs: AbstractFileSystem, path: str) -> int | None:

@@ -16,6 +16,7 @@ import functools
 import http.server
 import io
 import json
+import logging
 import os
 import shutil
 import socket
@@ -29,15 +30,17 @@ from typing import Any
 
 import pytest
 from _support import EXAMPLES, ROOT
+from _tricky import write_tricky
 
-from transcript_view.core.check import run_check
+from transcript_view.core.check import run_check, transcripts_in
 
 fleet = pytest.importorskip("transcript_view.fleet", reason="the fleet extra is not installed")
 
 from distributed import Client, LocalCluster  # noqa: E402
 
-from transcript_view.fleet.listing import Target  # noqa: E402
+from transcript_view.fleet.listing import Target, store_of  # noqa: E402
 from transcript_view.fleet.run import groups, results  # noqa: E402
+from transcript_view.fleet.walk import in_order  # noqa: E402
 
 #: The S3 server's made-up credentials (moto takes any), as the usual environment gives them.
 S3_ENV = {
@@ -46,6 +49,8 @@ S3_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1",
 }
 BUCKET = "fleet"
+#: Keys in the bucket's `many/` folder.
+MANY = 600
 
 
 def _free_port() -> int:
@@ -100,6 +105,9 @@ def s3(tree: Path) -> Iterator[str]:
         # runtime's tmp/, four folders up) would be outside the bucket.
         qwen = next((tree / "examples" / "qwen" / "projects").glob("*/chats/*.jsonl"))
         fs.put(str(qwen), f"{BUCKET}/shallow/chats/{qwen.name}")
+        # Names that test every rule of a walk's order; a folder of many keys.
+        fs.put(str(write_tricky(tree.parent / "tricky")), f"{BUCKET}/tricky", recursive=True)
+        fs.pipe({f"{BUCKET}/many/{i:04d}.jsonl": b"{}\n" for i in range(MANY)})
         yield f"s3://{BUCKET}/"
     finally:
         server.terminate()
@@ -194,6 +202,28 @@ def test_a_glob_names_the_transcripts_it_matches(tree: Path, s3: str, client: Cl
     got = _fleet_json([s3 + "examples/*.jsonl"], client)
     expected = _local_json(sorted((tree / "examples").glob("*.jsonl")))
     assert [_as_local(r, s3, tree) for r in got] == [r for r in expected if "error" not in r]
+
+
+def test_an_s3_folder_is_walked_a_page_at_a_time_in_the_local_order(
+    tree: Path, s3: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    import s3fs
+
+    fs = s3fs.S3FileSystem(skip_instance_cache=True)
+    local = tree.parent / "tricky"
+    expected = [f"{BUCKET}/tricky/{p.relative_to(local).as_posix()}" for p in transcripts_in(local)]
+    for page in (1, 2, 3, 1000):  # a decision's keys cut across pages, or in one
+        walk = in_order(store_of(fs, page).entries, f"{BUCKET}/tricky/")
+        assert [e.key for e in walk] == expected, page
+    # A folder of many keys is read a page at a time as the walk goes, never whole.
+    caplog.set_level(logging.DEBUG, logger="s3fs")
+
+    def lists() -> int:
+        return sum("list_objects_v2" in r.getMessage() for r in caplog.records)
+
+    walk = in_order(store_of(fs, 50).entries, f"{BUCKET}/many/")
+    assert next(walk).key == f"{BUCKET}/many/0000.jsonl" and lists() == 1
+    assert len(list(walk)) == MANY - 1 and lists() == MANY // 50
 
 
 def test_hostile_keys_are_each_one_finding_and_the_run_goes_on(s3: str, client: Client) -> None:

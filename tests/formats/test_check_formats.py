@@ -47,6 +47,25 @@ def test_a_directory_tree_is_every_transcript_in_it(tmp_path: Path) -> None:
     }
 
 
+def test_a_claude_session_is_followed_by_its_subagents_in_a_tree(tmp_path: Path) -> None:
+    """A session's subagent files come right after its main file, not after every other
+    session of the project: the session is one unit (the fleet checks it as one task)."""
+    project = tmp_path / "projects" / "-proj"
+    sessions = []
+    for sid in ("aaaa", "bbbb"):
+        s = ClaudeSession(project, name=sid)
+        s.user("go")
+        main_path = s.write()
+        subs = []
+        for agent in ("a2", "a1"):
+            sub = s.subagent(agent)
+            sub.user("sub")
+            subs.append(sub.write())
+        sessions.append([main_path, *sorted(subs)])
+    (project / "zzzz.jsonl").write_text(json.dumps({"type": "user"}) + "\n")
+    assert transcripts_in(tmp_path) == [*sessions[0], *sessions[1], project / "zzzz.jsonl"]
+
+
 def test_a_file_that_is_no_transcript_is_skipped_in_a_tree_but_refused_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
