@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fsspec.core import url_to_fs
 from fsspec.implementations.http import HTTPFileSystem
@@ -29,6 +29,8 @@ from transcript_view.core.check import (
 )
 from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
 from transcript_view.fleet.walk import PAGE, Entry, Lister, in_order
+
+T = TypeVar("T")
 
 #: Characters that make a URL a glob (fsspec's).
 GLOB_CHARS = frozenset("*?[")
@@ -90,6 +92,30 @@ def targets(
                 yield target if error is None else Target(target.url, redact(error))
         except Exception as exc:  # the store's own errors (aiohttp's, botocore's, …) too
             yield Target(url, redact(f"{url}: cannot be listed ({words(exc)})"))
+
+
+def session_of(url: str) -> str | None:
+    """What the URLs of a transcript's session folder (`core.check.session_folder`: a
+    Claude Code session's subagents) start with; None for a name that has none. A walk
+    lists them right after it, so a session is one run of the listing: one task."""
+    return url[: -len(".jsonl")] + "/" if url.endswith(".jsonl") else None
+
+
+def units(items: Iterable[T], key: Callable[[T], str]) -> Iterator[list[T]]:
+    """`items` (by their URL, `key`) cut into runs of one session each (`session_of`): a
+    transcript with what of its session folder follows it; anything else alone."""
+    unit: list[T] = []
+    session: str | None = None
+    for item in items:
+        url = key(item)
+        if unit and session is not None and url.startswith(session):
+            unit.append(item)
+            continue
+        if unit:
+            yield unit
+        unit, session = [item], session_of(url)
+    if unit:
+        yield unit
 
 
 def _local(url: str) -> Iterator[Target]:

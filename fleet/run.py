@@ -1,8 +1,9 @@
-"""The fleet check on a Dask cluster: one task per transcript, results in path order.
+"""The fleet check on a Dask cluster: a task per transcript (a session with its subagents;
+small transcripts together), results in path order.
 
-`results` is the loop the command line and `check` share: the listing
-(`fleet.listing.targets`) is read as it streams, each transcript submitted as
-one task (`fleet.task.check_url`) with at most `window` in flight, and the
+`results` is the loop the command line uses: the listing
+(`fleet.listing.targets`) is read as it streams, cut into tasks (`groups`),
+each submitted (`fleet.task.check_urls`) with at most `window` in flight, and the
 results handed on in the listing's order, each task's future released once its
 result is read, so neither the listing nor the results of a million
 transcripts sit in memory. A worker that dies mid-task has its task run again
@@ -28,8 +29,8 @@ from distributed import Client, Future
 
 from transcript_view.core.formats.detect import Format
 from transcript_view.fleet.dataset import CALLS, FINDINGS, TRANSCRIPTS, rows_of
-from transcript_view.fleet.listing import Target, redact, targets
-from transcript_view.fleet.task import Checked, check_url
+from transcript_view.fleet.listing import Target, redact, targets, units
+from transcript_view.fleet.task import Checked, Mirror, check_url, check_urls
 
 #: Tasks in flight at most, a worker thread: enough that none waits between two.
 IN_FLIGHT_PER_THREAD = 4
@@ -40,35 +41,32 @@ GROUP_TRANSCRIPTS = 64
 GROUP_BYTES = 8 << 20
 
 
-def check_urls(
-    urls: list[tuple[str, str]], storage_options: Mapping[str, Any] | None, fmt: Format | None
-) -> list[Checked]:
-    """One task's transcripts, checked in turn: each `(where, as given)` (`check_url`)."""
-    return [check_url(where, storage_options, fmt, name=name) for where, name in urls]
-
-
 def groups(
     listed: Iterable[Target], most: int = GROUP_TRANSCRIPTS, most_bytes: int = GROUP_BYTES
 ) -> Iterator[list[Target]]:
-    """The listing cut into tasks, in order: a transcript of `most_bytes` or more alone,
-    smaller ones together up to `most` of them or `most_bytes`; a target that names no
-    transcript (its `error`) alone, as it is no task."""
+    """The listing cut into tasks, in order: a session (`listing.units`: a transcript with
+    its subagents) is never cut; a transcript of `most_bytes` or more is a task of its
+    own (with its session), smaller ones together up to `most` of them or `most_bytes`;
+    a target that names no transcript (its `error`) alone, as it is no task."""
     group: list[Target] = []
     size = 0
-    for target in listed:
-        if target.error is not None or (target.size or 0) >= most_bytes:
-            if group:
-                yield group
-                group, size = [], 0
-            yield [target]
-            continue
-        group.append(target)
-        size += target.size or 0
-        if len(group) >= most or size >= most_bytes:
+    for unit in units(listed, key=_url):
+        head = unit[0]
+        alone = head.error is not None or (head.size or 0) >= most_bytes
+        full = bool(group) and (
+            group[0].error is not None or len(group) >= most or size >= most_bytes
+        )
+        if group and (alone or full):
             yield group
             group, size = [], 0
+        group += unit
+        size += sum(t.size or 0 for t in unit)
     if group:
         yield group
+
+
+def _url(target: Target) -> str:
+    return target.url
 
 
 def results(
@@ -146,8 +144,9 @@ def check(
 ) -> Fleet:
     """The fleet check as Dask DataFrames, for code that holds a Dask client of its own.
 
-    The URLs are listed here (a partition a `partition` transcripts: the list of
-    URLs is held, not their results); each partition is one task that checks its
+    The URLs are listed here (a partition up to `partition` transcripts, a session
+    never cut, as `groups` cuts tasks: the list of URLs is held, not their
+    results); each partition is one task that checks its
     transcripts with `check_url` and gives its rows of the three tables
     (`fleet.dataset`), so `dask.compute(fleet.findings, fleet.transcripts)`
     checks every transcript once. With a `client`, they are persisted on its
@@ -157,7 +156,7 @@ def check(
     options = dict(storage_options or {})
     given = list(urls)
     listed = list(targets(given, options))
-    parts_of = [listed[i : i + partition] for i in range(0, len(listed), partition)] or [[]]
+    parts_of = list(groups(listed, partition, GROUP_BYTES)) or [[]]
     named = frozenset(given)
     parts = [delayed(_partition, pure=False)(g, options, format, named) for g in parts_of]
     frames = [
@@ -179,16 +178,20 @@ def _partition(
     """One partition's rows of the three tables (a file a walk found that is no
     transcript is passed over, as the command line passes over it)."""
     found: dict[str, list[dict[str, Any]]] = {"findings": [], "transcripts": [], "calls": []}
-    for target in group:
-        checked = (
-            Checked(redact(target.url), error=target.error)
-            if target.error is not None
-            else check_url(target.where or target.url, options, fmt, name=target.url)
-        )
-        if checked.not_a_transcript and target.url not in named:
-            continue
-        for name, rows in rows_of(checked).items():
-            found[name].extend(rows)
+    for unit in units(group, key=_url):
+        with Mirror() as mirror:  # a session's transcripts share what is fetched
+            for target in unit:
+                checked = (
+                    Checked(redact(target.url), error=target.error)
+                    if target.error is not None
+                    else check_url(
+                        target.where or target.url, options, fmt, name=target.url, mirror=mirror
+                    )
+                )
+                if checked.not_a_transcript and target.url not in named:
+                    continue
+                for name, rows in rows_of(checked).items():
+                    found[name].extend(rows)
     return {
         name: _frame(rows, schema)
         for (name, rows), schema in zip(found.items(), (FINDINGS, TRANSCRIPTS, CALLS), strict=True)

@@ -7,7 +7,10 @@ sidecars are (`core.formats.readers.artifact_dir_of`) finds them as it would
 beside the transcript), checked there by the core, and its results given back
 with the store's URLs in place of the folder's paths; the folder is removed.
 Nothing is written to the store. A sidecar is fetched from the transcript's own
-sidecar folder only, as its format names it, never from a path in the file.
+sidecar folder only, as its format names it, never from a path in the file. The
+transcripts of one session (a Claude Code session and its subagents, one task:
+`fleet.run.groups`) share their private folder (`Mirror`), so what they all read
+(the session folder) is fetched once.
 
 Whatever goes wrong with one transcript (an object that cannot be read, a key
 that could not be laid out safely, a file that is no transcript) is that
@@ -17,6 +20,7 @@ transcript's result, never the run's failure.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import posixpath
 import shutil
@@ -40,7 +44,7 @@ from transcript_view.core.formats.readers import artifact_dir_of
 from transcript_view.core.ledger import is_problem
 from transcript_view.core.report import Report, detect_or_raise, verify
 from transcript_view.core.transcript import TranscriptError
-from transcript_view.fleet.listing import redact, words
+from transcript_view.fleet.listing import redact, units, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,21 +71,66 @@ class Checked:
     """Its findings that are problems (`core.ledger.is_problem`: the summary line's)."""
 
 
+class Mirror:
+    """A private folder of a store's objects, laid out by their keys, each fetched once:
+    what the transcripts of one session (`listing.session_of`) share, so a session
+    with its subagents is brought once, not once a transcript. Made at first use;
+    removed, with all it holds, on leaving the `with`."""
+
+    def __init__(self) -> None:
+        self._folder: Path | None = None
+        self.fetched: set[str] = set()
+        """The store's paths (files, and folders fetched whole) brought already."""
+
+    @property
+    def folder(self) -> Path:
+        if self._folder is None:
+            sweep()  # folders of workers killed mid-task
+            made = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-fleet-")
+            self._folder = Path(made).resolve()
+        return self._folder
+
+    def __enter__(self) -> Mirror:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+            self.fetched.clear()
+
+
+def check_urls(
+    urls: list[tuple[str, str]], storage_options: Mapping[str, Any] | None, fmt: Format | None
+) -> list[Checked]:
+    """One task's transcripts, checked in turn: each `(where, as given)` (`check_url`); the
+    transcripts of one session share a `Mirror`."""
+    out: list[Checked] = []
+    for unit in units(urls, key=operator.itemgetter(0)):
+        with Mirror() as mirror:
+            for where, name in unit:
+                out.append(check_url(where, storage_options, fmt, name=name, mirror=mirror))
+    return out
+
+
 def check_url(
     url: str,
     storage_options: Mapping[str, Any] | None = None,
     fmt: Format | None = None,
     *,
     name: str | None = None,
+    mirror: Mirror | None = None,
 ) -> Checked:
     """Check the transcript at `url` (see the module); never raises for the transcript's sake.
 
     What it gives back names the transcript by its URL without any user and password
     written into it (`listing.redact`); a local file opened at its absolute path `url`
-    is named as it was given (`name`: relative, as `--check` prints it).
+    is named as it was given (`name`: relative, as `--check` prints it). A `mirror`
+    that holds objects of the same store is used, and added to, rather than a
+    folder of its own.
     """
     try:
-        checked = _check_url(url, storage_options, fmt)
+        checked = _check_url(url, storage_options, fmt, mirror)
     except Exception as exc:  # never the task's (nor its group's) failure: this one's line
         checked = Checked(url, error=f"{url}: the check failed ({type(exc).__name__}: "
                           f"{words(exc)})")  # fmt: skip
@@ -119,24 +168,25 @@ def _renamed(checked: Checked, where: str, name: str) -> Checked:
     return replace(checked, url=name, record=record, text=text, error=error, calls=calls)
 
 
-def _check_url(url: str, storage_options: Mapping[str, Any] | None, fmt: Format | None) -> Checked:
+def _check_url(
+    url: str, storage_options: Mapping[str, Any] | None, fmt: Format | None, mirror: Mirror | None
+) -> Checked:
     try:
         fs, path = url_to_fs(url, **dict(storage_options or {}))
     except (ValueError, ImportError, OSError) as exc:
         return Checked(url, error=f"{url}: cannot be read ({words(exc)})")
     if isinstance(fs, LocalFileSystem):
         return _checked(url, Path(url if "://" not in url else path), fmt, None)
-    sweep()  # folders of workers killed mid-task
-    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-fleet-")).resolve()
-    try:
-        return _remote(url, fs, path, folder, fmt)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    if mirror is not None:
+        return _remote(url, fs, path, mirror, fmt)
+    with Mirror() as own:
+        return _remote(url, fs, path, own, fmt)
 
 
 def _remote(
-    url: str, fs: AbstractFileSystem, path: str, folder: Path, fmt: Format | None
+    url: str, fs: AbstractFileSystem, path: str, mirror: Mirror, fmt: Format | None
 ) -> Checked:
+    folder = mirror.folder
     key = _key(fs, path)
     if key is None:
         return Checked(
@@ -147,11 +197,14 @@ def _remote(
     if base is None:
         return Checked(url, error=f"{url}: not a URL this check can lay out; not checked")
     local = folder.joinpath(*key.parts)
-    try:
-        local.parent.mkdir(parents=True, exist_ok=True)
-        fs.get_file(path, str(local))
-    except Exception as exc:  # the store's own errors (botocore's, aiohttp's) included
-        return Checked(url, error=f"{url}: cannot be read ({words(exc)})")
+    remote = _remote_path(fs, url)
+    if remote not in mirror.fetched:
+        try:
+            local.parent.mkdir(parents=True, exist_ok=True)
+            fs.get_file(path, str(local))
+        except Exception as exc:  # the store's own errors (botocore's, aiohttp's) included
+            return Checked(url, error=f"{url}: cannot be read ({words(exc)})")
+        mirror.fetched.add(remote)
     try:
         kind = fmt if fmt is not None else detect_or_raise(local)
     except NotATranscript as exc:
@@ -165,7 +218,7 @@ def _remote(
                 url, error=f"{url}: its format's sidecar folder for it would be outside "
                 f"{base}{key.parts[0]}/ (a key too near the top); not checked"
             )  # fmt: skip
-        problem = _fetch(fs, folder, base, beside, local)
+        problem = _fetch(fs, mirror, base, beside)
         if problem is not None:
             return Checked(url, error=f"{url}: what its check reads beside it cannot be read "
                            f"({problem})")  # fmt: skip
@@ -188,19 +241,22 @@ def _read_beside(local: Path, kind: Format) -> list[Path]:
     return out
 
 
-def _fetch(fs: AbstractFileSystem, folder: Path, base: str, local: Path, done: Path) -> str | None:
-    """Bring the store's copy of `local` (a folder, or one file; inside `folder`) into
-    place, but for `done` (fetched already); None when done, or when the store has none
+def _fetch(fs: AbstractFileSystem, mirror: Mirror, base: str, local: Path) -> str | None:
+    """Bring the store's copy of `local` (a folder, or one file; inside the mirror's folder)
+    into place, unless the mirror has it; None when done, or when the store has none
     (the check says what is missing), else what went wrong."""
+    folder = mirror.folder
     try:
         rel = PurePosixPath(local.relative_to(folder).as_posix())
     except ValueError:
         return None  # outside what the store's keys lay out: nothing there to fetch
     remote = _remote_path(fs, base + str(rel))
+    if remote in mirror.fetched:
+        return None
     try:
         if fs.isdir(remote):
             names = sorted(fs.find(remote))
-        elif local != done and fs.isfile(remote):
+        elif fs.isfile(remote):
             names = [remote]
         else:
             return None
@@ -213,13 +269,16 @@ def _fetch(fs: AbstractFileSystem, folder: Path, base: str, local: Path, done: P
         if inner is None:
             continue  # a key that cannot be laid out safely is never fetched
         target = folder.joinpath(*inner.parts)
-        if target == done or not (target == local or local in target.parents):
+        done = _remote_path(fs, name) in mirror.fetched
+        if done or not (target == local or local in target.parents):
             continue
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fs.get_file(name, str(target))
         except Exception as exc:
             return f"{fs.unstrip_protocol(name)}: {words(exc)}"
+        mirror.fetched.add(_remote_path(fs, name))
+    mirror.fetched.add(remote)
     return None
 
 
@@ -277,7 +336,8 @@ def _key(fs: AbstractFileSystem, path: str) -> PurePosixPath | None:
 
 
 def _remote_path(fs: AbstractFileSystem, url: str) -> str:
-    return url if isinstance(fs, HTTPFileSystem) else fs._strip_protocol(url)
+    """A URL (or a store's path) as its store's path: what `Mirror.fetched` holds."""
+    return str(fs._strip_protocol(url))
 
 
 def _back(text: str, folder: Path, base: str) -> str:

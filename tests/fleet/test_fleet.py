@@ -338,6 +338,63 @@ def test_small_transcripts_share_a_task_and_a_big_one_has_its_own() -> None:
                    ["t3.jsonl", "t4.jsonl"]]  # fmt: skip
 
 
+def test_a_session_with_its_subagents_is_one_task_never_cut() -> None:
+    listed = [
+        Target("s3://b/a.jsonl", size=1000),
+        Target("s3://b/s.jsonl", size=9 << 20),  # big: its own task, with its subagents
+        *(Target(f"s3://b/s/subagents/agent-{i}.jsonl", size=1000) for i in range(3)),
+        Target("s3://b/t.jsonl", size=1000),
+        *(Target(f"s3://b/t/subagents/agent-{i}.jsonl", size=1000) for i in range(3)),
+        Target("s3://b/u.jsonl", size=1000),
+    ]
+    got = [[t.url.removeprefix("s3://b/") for t in g] for g in groups(listed, most=2)]
+    assert [len(g) for g in got] == [1, 4, 4, 1]
+    assert got[1][0] == "s.jsonl" and got[2][0] == "t.jsonl" and got[3] == ["u.jsonl"]
+
+
+def test_a_session_and_its_subagents_are_fetched_once(tmp_path: Path, client: Client) -> None:
+    """Every transcript of a Claude Code session reads the whole session folder (its
+    orphans are the session's): fetched once for them all, not once a transcript. The
+    HTTP server counts what it is asked for."""
+    from _sessions import ClaudeSession, numbered
+
+    project = tmp_path / "served" / "projects" / "-proj"
+    s = ClaudeSession(project)
+    s.user("go")
+    for n in range(3):
+        s.spill(f"toolu_0{n}", numbered(300))
+    s.write()
+    for agent in ("a1", "a2", "a3"):
+        sub = s.subagent(agent)
+        sub.user("sub")
+        sub.write()
+    asked: dict[str, int] = {}
+
+    class Counting(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked[self.path] = asked.get(self.path, 0) + 1
+            super().do_GET()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    handler = functools.partial(Counting, directory=str(tmp_path / "served"))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/"
+            got = [_as_local(r, url, tmp_path / "served") for r in _fleet_json([url], client)]
+        finally:
+            server.shutdown()
+    assert got == _local_json([tmp_path / "served"])
+    assert [Path(r["transcript"]).name for r in got] == [
+        f"{s.name}.jsonl", "agent-a1.jsonl", "agent-a2.jsonl", "agent-a3.jsonl",
+    ]  # fmt: skip
+    served = tmp_path / "served"
+    files = {path: n for path, n in asked.items() if (served / path.lstrip("/")).is_file()}
+    assert len(files) == 4 + 3 and set(files.values()) == {1}, files
+
+
 def test_a_relative_path_is_checked_and_named_as_check_names_it(
     tree: Path, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
