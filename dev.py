@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -104,6 +105,33 @@ def ensure_bench_tools() -> None:
             print(f"dev.py: installing {pin} (for the benchmarks) into .venv/", file=sys.stderr)
             pip = [str(PY), "-m", "pip", "--disable-pip-version-check", "-q"]
             subprocess.run([*pip, "install", pin], check=True)
+
+
+#: Azurite, Microsoft's Azure Storage emulator, for the fleet tests' `az://` store: an npm
+#: package, installed under `.venv/` where npm is on the machine (CI's is). Without it
+#: those tests are skipped, and say so; the rest of the suite needs nothing but Python.
+AZURITE = "azurite@3.37.0"
+AZURITE_DIR = VENV / "azurite"
+
+
+def ensure_test_servers() -> None:
+    """Install Azurite into `.venv/azurite/` when npm is here and it is not installed yet."""
+    stamp = AZURITE_DIR / ".installed"
+    if stamp.exists() and stamp.read_text() == AZURITE:
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        print(f"dev.py: npm is not on this machine, so {AZURITE} (the fleet tests' Azure"
+              " store) is not installed; those tests will be skipped", file=sys.stderr)
+        return
+    print(f"dev.py: installing {AZURITE} (the fleet tests' Azure store) into .venv/azurite/",
+          file=sys.stderr)
+    subprocess.run(
+        [npm, "install", "--prefix", str(AZURITE_DIR), "--no-audit", "--no-fund",
+         "--loglevel=error", AZURITE],
+        check=True,
+    )  # fmt: skip
+    stamp.write_text(AZURITE)
 
 
 def run(*args: str, cwd: Path = ROOT) -> int:
@@ -324,6 +352,7 @@ def main(argv: list[str]) -> int:
     if task == "demo":
         return run("-m", "transcript_view", str(ROOT / "examples" / "demo.jsonl"), *rest)
     if task == "test":
+        ensure_test_servers()
         return task_test(rest)
     if task == "mypy":
         return task_mypy()
@@ -339,6 +368,7 @@ def main(argv: list[str]) -> int:
         ensure_bench_tools()
         return run(str(ROOT / "benchmarks" / "run.py"), *rest)
     if task == "test-pure":
+        ensure_test_servers()
         return task_test_pure(rest)
     if task == "sanitize":
         return task_sanitize(rest)

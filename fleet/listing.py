@@ -166,7 +166,7 @@ def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
             if store.is_folder(match):
                 yield from _walked(url, fs, store, match)
             else:
-                yield Target(fs.unstrip_protocol(match), size=_size(fs, match))
+                yield Target(as_url(url, match), size=_size(fs, match))
         return
     if store.is_folder(path):
         yield from _walked(url, fs, store, path)
@@ -176,13 +176,22 @@ def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
         yield Target(url, f"{url}: no such file or directory")
 
 
+def as_url(given: str, path: str) -> str:
+    """A store's path as a URL in the scheme of the URL it was found under, `given`: the
+    user's `az://` stays `az://` (adlfs would say `abfs://`), `s3a://` stays `s3a://`; an
+    HTTP store's paths are URLs already."""
+    if "://" in path:
+        return path
+    return f"{given.split('://', 1)[0]}://{path.lstrip('/')}"
+
+
 def _walked(url: str, fs: AbstractFileSystem, store: Store, path: str) -> Iterator[Target]:
     """The transcripts under a store's folder, in `--check DIR`'s order (`fleet.walk`); a
     URL that names none is one `Target` that says so."""
     count = 0
     for entry in in_order(store.entries, _folder(fs, path)):
         count += 1
-        yield Target(fs.unstrip_protocol(entry.key), size=entry.size)
+        yield Target(as_url(url, entry.key), size=entry.size)
     if count == 0:
         yield Target(url, empty_tree(url))
 

@@ -44,7 +44,7 @@ from transcript_view.core.formats.readers import artifact_dir_of
 from transcript_view.core.ledger import is_problem
 from transcript_view.core.report import Report, detect_or_raise, verify
 from transcript_view.core.transcript import TranscriptError
-from transcript_view.fleet.listing import redact, units, words
+from transcript_view.fleet.listing import as_url, redact, units, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +276,7 @@ def _fetch(fs: AbstractFileSystem, mirror: Mirror, base: str, local: Path) -> st
             target.parent.mkdir(parents=True, exist_ok=True)
             fs.get_file(name, str(target))
         except Exception as exc:
-            return f"{fs.unstrip_protocol(name)}: {words(exc)}"
+            return f"{as_url(base, name)}: {words(exc)}"
         mirror.fetched.add(_remote_path(fs, name))
     mirror.fetched.add(remote)
     return None

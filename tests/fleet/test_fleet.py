@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import io
 import json
 import logging
 import os
@@ -32,10 +31,11 @@ import pytest
 from _support import EXAMPLES, ROOT
 from _tricky import write_tricky
 
-from transcript_view.core.check import run_check, transcripts_in
+from transcript_view.core.check import transcripts_in
 
 fleet = pytest.importorskip("transcript_view.fleet", reason="the fleet extra is not installed")
 
+from _fleet import as_local, fleet_json, local_json, without_opencode  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 from transcript_view.fleet.listing import Target, store_of  # noqa: E402
@@ -144,35 +144,9 @@ def client(s3: str) -> Iterator[Client]:
         yield c
 
 
-def _local_json(paths: list[Path]) -> list[dict[str, Any]]:
-    out = io.StringIO()
-    run_check(paths, as_json=True, strict=False, out=out)
-    return [json.loads(line) for line in out.getvalue().splitlines()]
-
-
-def _as_local(record: dict[str, Any], prefix: str, local: Path) -> dict[str, Any]:
-    text = json.dumps(record).replace(json.dumps(prefix)[1:-1], json.dumps(str(local) + "/")[1:-1])
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
-
-
-def _fleet_json(urls: list[str], client: Client) -> list[dict[str, Any]]:
-    out = []
-    for target, checked in results(urls, client):
-        if checked.record is not None:
-            out.append(checked.record)
-        elif not checked.not_a_transcript:
-            out.append({"transcript": target.url, "error": checked.error})
-    return out
-
-
-def _without_opencode(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for r in records if r.get("format") != "opencode"]
-
-
 def test_a_local_tree_gives_what_check_json_gives(tree: Path, client: Client) -> None:
-    expected = _local_json([tree / "examples"])
-    got = _fleet_json([str(tree / "examples")], client)
+    expected = local_json([tree / "examples"])
+    got = fleet_json([str(tree / "examples")], client)
     assert got == expected
     assert len(got) >= 10 and {r["format"] for r in got} >= {"reference", "claude-code", "opencode"}
     huge = next(r for r in got if r["transcript"].endswith("huge.jsonl"))
@@ -182,14 +156,14 @@ def test_a_local_tree_gives_what_check_json_gives(tree: Path, client: Client) ->
 def test_the_same_tree_over_http_gives_the_same_results(
     tree: Path, web: str, client: Client
 ) -> None:
-    expected = _without_opencode(_local_json([tree / "examples"]))
-    got = [_as_local(r, web, tree) for r in _fleet_json([web + "examples/"], client)]
+    expected = without_opencode(local_json([tree / "examples"]))
+    got = [as_local(r, web, tree) for r in fleet_json([web + "examples/"], client)]
     assert got == expected
 
 
 def test_the_same_tree_in_s3_gives_the_same_results(tree: Path, s3: str, client: Client) -> None:
-    expected = _without_opencode(_local_json([tree / "examples"]))
-    got = [_as_local(r, s3, tree) for r in _fleet_json([s3 + "examples"], client)]
+    expected = without_opencode(local_json([tree / "examples"]))
+    got = [as_local(r, s3, tree) for r in fleet_json([s3 + "examples"], client)]
     assert got == expected
     # A Claude Code session's sidecars and subagent: its orphans are the session's, as here.
     claude = [r for r in got if r["format"] == "claude-code"]
@@ -199,9 +173,9 @@ def test_the_same_tree_in_s3_gives_the_same_results(tree: Path, s3: str, client:
 
 
 def test_a_glob_names_the_transcripts_it_matches(tree: Path, s3: str, client: Client) -> None:
-    got = _fleet_json([s3 + "examples/*.jsonl"], client)
-    expected = _local_json(sorted((tree / "examples").glob("*.jsonl")))
-    assert [_as_local(r, s3, tree) for r in got] == [r for r in expected if "error" not in r]
+    got = fleet_json([s3 + "examples/*.jsonl"], client)
+    expected = local_json(sorted((tree / "examples").glob("*.jsonl")))
+    assert [as_local(r, s3, tree) for r in got] == [r for r in expected if "error" not in r]
 
 
 def test_an_s3_folder_is_walked_a_page_at_a_time_in_the_local_order(
@@ -253,7 +227,7 @@ def test_a_worker_that_dies_mid_run_changes_no_result(tree: Path, client: Client
         for i in range(40):
             shutil.copy(tree / "examples" / "demo.jsonl", many / f"d{i:02d}.jsonl")
             shutil.copytree(tree / "examples" / "demo.artifacts", many / f"d{i:02d}.artifacts")
-    expected = _local_json([many])
+    expected = local_json([many])
     got = []
     killed = False
     for _, checked in results([str(many)], client, window=40, most=1):  # 40 tasks
@@ -273,7 +247,7 @@ def test_the_library_api_gives_the_tables_check_json_gives(
 
     frames = fleet.check([s3 + "examples"], client)  # `transcript_view.fleet.check`
     findings, transcripts, calls = dask.compute(frames.findings, frames.transcripts, frames.calls)
-    expected = _without_opencode(_local_json([tree / "examples"]))
+    expected = without_opencode(local_json([tree / "examples"]))
     checked = transcripts[transcripts["error"].isna()]
     assert sorted(checked["markers"]) == sorted(r["markers"] for r in expected)
     assert len(findings) == sum(len(r["findings"]) for r in expected)
@@ -299,8 +273,8 @@ def test_the_command_line_prints_check_json_and_writes_parquet(
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip
     assert run.returncode == local.returncode == 1, run.stderr
-    got = [_as_local(json.loads(line), s3, tree) for line in run.stdout.splitlines()]
-    expected = _without_opencode([json.loads(line) for line in local.stdout.splitlines()])
+    got = [as_local(json.loads(line), s3, tree) for line in run.stdout.splitlines()]
+    expected = without_opencode([json.loads(line) for line in local.stdout.splitlines()])
     assert got == expected
     findings = pd.read_parquet(out / "findings")
     transcripts = pd.read_parquet(out / "transcripts")
@@ -383,10 +357,10 @@ def test_a_session_and_its_subagents_are_fetched_once(tmp_path: Path, client: Cl
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             url = f"http://127.0.0.1:{server.server_address[1]}/"
-            got = [_as_local(r, url, tmp_path / "served") for r in _fleet_json([url], client)]
+            got = [as_local(r, url, tmp_path / "served") for r in fleet_json([url], client)]
         finally:
             server.shutdown()
-    assert got == _local_json([tmp_path / "served"])
+    assert got == local_json([tmp_path / "served"])
     assert [Path(r["transcript"]).name for r in got] == [
         f"{s.name}.jsonl", "agent-a1.jsonl", "agent-a2.jsonl", "agent-a3.jsonl",
     ]  # fmt: skip
@@ -401,9 +375,9 @@ def test_a_relative_path_is_checked_and_named_as_check_names_it(
     """The workers' working folder is not this one: they open the absolute path, the
     results say the path as given (and its sidecar folder likewise), as `--check` does."""
     monkeypatch.chdir(tree)
-    expected = _local_json([Path("examples")])
+    expected = local_json([Path("examples")])
     assert expected[0]["transcript"].startswith("examples/")
-    assert _fleet_json(["examples"], client) == expected
+    assert fleet_json(["examples"], client) == expected
 
 
 def test_a_sidecar_folder_outside_the_bucket_is_never_read(s3: str, client: Client) -> None:
