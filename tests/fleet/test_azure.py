@@ -11,14 +11,9 @@ is); without Node.js the module is skipped, and says so.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,8 +26,17 @@ from transcript_view.core.check import transcripts_in
 pytest.importorskip("transcript_view.fleet", reason="the fleet extra is not installed")
 adlfs = pytest.importorskip("adlfs", reason="adlfs (the test extra's) is not installed")
 
-from _fleet import as_local, fleet_json, local_json, without_opencode  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from _fleet import (  # noqa: E402
+    as_local,
+    environment,
+    fleet_json,
+    free_port,
+    local_json,
+    server,
+    two_workers,
+    without_opencode,
+)
+from distributed import Client  # noqa: E402
 
 from transcript_view.fleet.listing import store_of  # noqa: E402
 from transcript_view.fleet.run import results  # noqa: E402
@@ -63,50 +67,26 @@ def az(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     local = root / "tree"
     shutil.copytree(EXAMPLES, local / "examples", ignore=shutil.ignore_patterns("*.py"))
     write_tricky(local / "tricky")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [str(server_bin), "--blobHost", "127.0.0.1", "--blobPort", str(port),
-         "--location", str(root / "azurite"), "--silent", "--skipApiVersionCheck", "--loose"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    saved = os.environ.get("AZURE_STORAGE_CONNECTION_STRING")
-    os.environ["AZURE_STORAGE_CONNECTION_STRING"] = (
+    port = free_port()
+    azurite = [str(server_bin), "--blobHost", "127.0.0.1", "--blobPort", str(port),
+               "--location", str(root / "azurite"), "--silent", "--skipApiVersionCheck",
+               "--loose"]  # fmt: skip
+    connection = (
         f"DefaultEndpointsProtocol=http;AccountName={ACCOUNT};AccountKey={KEY};"
         f"BlobEndpoint=http://127.0.0.1:{port}/{ACCOUNT};"
     )
-    try:
-        for _ in range(200):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.1):
-                break
-            time.sleep(0.05)
+    with server(azurite, port), environment(AZURE_STORAGE_CONNECTION_STRING=connection):
         fs = adlfs.AzureBlobFileSystem(skip_instance_cache=True)
         fs.mkdir(CONTAINER)
         fs.put(str(local / "examples"), f"{CONTAINER}/examples", recursive=True)
         fs.put(str(local / "tricky"), f"{CONTAINER}/tricky", recursive=True)
         yield local
-    finally:
-        server.terminate()
-        try:
-            server.wait(5)
-        except subprocess.TimeoutExpired:  # Azurite may finish its writes first; not ours
-            server.kill()
-            server.wait(5)
-        if saved is None:
-            os.environ.pop("AZURE_STORAGE_CONNECTION_STRING", None)
-        else:
-            os.environ["AZURE_STORAGE_CONNECTION_STRING"] = saved
 
 
 @pytest.fixture(scope="module")
 def client(az: Path) -> Iterator[Client]:
     """A LocalCluster of two worker processes, started once the environment is set."""
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                     dashboard_address=None) as cluster,
-        Client(cluster) as c,
-    ):  # fmt: skip
+    with two_workers() as c:
         yield c
 
 

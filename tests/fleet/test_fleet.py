@@ -18,11 +18,9 @@ import json
 import logging
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,8 +33,17 @@ from transcript_view.core.check import transcripts_in
 
 fleet = pytest.importorskip("transcript_view.fleet", reason="the fleet extra is not installed")
 
-from _fleet import as_local, fleet_json, local_json, without_opencode  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from _fleet import (  # noqa: E402
+    as_local,
+    environment,
+    fleet_json,
+    free_port,
+    local_json,
+    server,
+    two_workers,
+    without_opencode,
+)
+from distributed import Client  # noqa: E402
 
 from transcript_view.fleet.listing import Target, store_of  # noqa: E402
 from transcript_view.fleet.run import groups, results  # noqa: E402
@@ -51,13 +58,6 @@ S3_ENV = {
 BUCKET = "fleet"
 #: Keys in the bucket's `many/` folder.
 MANY = 600
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
@@ -80,19 +80,9 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def s3(tree: Path) -> Iterator[str]:
     """moto's S3 server on a loopback port, holding the tree in a bucket; the environment
     (credentials, endpoint) set as a user's would be, for this process and the cluster's."""
-    port = _free_port()
-    endpoint = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    saved = {k: os.environ.get(k) for k in [*S3_ENV, "AWS_ENDPOINT_URL"]}
-    os.environ.update(S3_ENV, AWS_ENDPOINT_URL=endpoint)
-    try:
-        for _ in range(100):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.1):
-                break
-            time.sleep(0.1)
+    port = free_port()
+    moto = [str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p", str(port)]
+    with server(moto, port), environment(**S3_ENV, AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}"):
         import s3fs
 
         fs = s3fs.S3FileSystem(skip_instance_cache=True)
@@ -109,14 +99,6 @@ def s3(tree: Path) -> Iterator[str]:
         fs.put(str(write_tricky(tree.parent / "tricky")), f"{BUCKET}/tricky", recursive=True)
         fs.pipe({f"{BUCKET}/many/{i:04d}.jsonl": b"{}\n" for i in range(MANY)})
         yield f"s3://{BUCKET}/"
-    finally:
-        server.terminate()
-        server.wait(10)
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 @pytest.fixture(scope="module")
@@ -136,11 +118,7 @@ def web(tree: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def client(s3: str) -> Iterator[Client]:
     """A real LocalCluster: two worker processes, started after the S3 environment is set."""
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                     dashboard_address=None) as cluster,
-        Client(cluster) as c,
-    ):  # fmt: skip
+    with two_workers() as c:
         yield c
 
 
