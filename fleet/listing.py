@@ -101,19 +101,21 @@ def session_of(url: str) -> str | None:
     return url[: -len(".jsonl")] + "/" if url.endswith(".jsonl") else None
 
 
-def units(items: Iterable[T], key: Callable[[T], str]) -> Iterator[list[T]]:
+def units(items: Iterable[T], key: Callable[[T], str | None]) -> Iterator[list[T]]:
     """`items` (by their URL, `key`) cut into runs of one session each (`session_of`): a
-    transcript with what of its session folder follows it; anything else alone."""
+    transcript with what of its session folder follows it; anything else alone, as is an
+    item whose `key` is None (a URL that named no transcript: never a session's head nor
+    one of its own)."""
     unit: list[T] = []
     session: str | None = None
     for item in items:
         url = key(item)
-        if unit and session is not None and url.startswith(session):
+        if unit and session is not None and url is not None and url.startswith(session):
             unit.append(item)
             continue
         if unit:
             yield unit
-        unit, session = [item], session_of(url)
+        unit, session = [item], session_of(url) if url is not None else None
     if unit:
         yield unit
 

@@ -65,8 +65,9 @@ def groups(
         yield group
 
 
-def _url(target: Target) -> str:
-    return target.url
+def _url(target: Target) -> str | None:
+    """A target's URL, as `units` cuts sessions by; None for one that names no transcript."""
+    return target.url if target.error is None else None
 
 
 def results(

@@ -48,7 +48,9 @@ class Entry:
 
     @property
     def name(self) -> str:
-        return posixpath.basename(self.key.rstrip("/"))
+        """The last part of its key (a folder's without its one `/`; a store's key may have
+        an empty part, `a//`, whose name is "")."""
+        return posixpath.basename(self.key[:-1] if self.is_dir else self.key)
 
 
 Lister = Callable[[str], Iterator[Entry]]
@@ -58,7 +60,7 @@ Lister = Callable[[str], Iterator[Entry]]
 def in_order(lister: Lister, folder: str) -> Iterator[Entry]:
     """The transcripts under `folder` (a key ending with `/`, or ""), in `transcripts_in`'s
     order, each listing read as it streams (see the module)."""
-    chats = posixpath.basename(folder.rstrip("/")) == "chats"
+    chats = posixpath.basename(folder[:-1]) == "chats"
     more = False  # a folder to walk after the files
     ahead = _Ahead(lister(folder))
     before = _Before()
@@ -70,7 +72,7 @@ def in_order(lister: Lister, folder: str) -> Iterator[Entry]:
                 more = True
             continue
         before.add(entry.key)
-        if entry.key == folder or not _counts(entry, ahead, before, chats):
+        if not _counts(entry, ahead, before, chats):
             continue
         yield entry
         session = _session_folder(entry)
@@ -104,10 +106,10 @@ def _counts(entry: Entry, ahead: _Ahead, before: _Before, chats: bool) -> bool:
 def _session_folder(entry: Entry) -> str | None:
     """The key of the folder that would be `entry`'s session folder (`session_folder`),
     unless that is a sidecar folder's name (never walked)."""
-    if not entry.key.endswith(".jsonl"):
+    stem = entry.name[: -len(".jsonl")]
+    if not entry.name.endswith(".jsonl") or not stem or is_sidecar_dir(stem):
         return None
-    key = entry.key[: -len(".jsonl")] + "/"
-    return None if is_sidecar_dir(posixpath.basename(key[:-1])) else key
+    return entry.key[: -len(".jsonl")] + "/"
 
 
 class _Ahead:

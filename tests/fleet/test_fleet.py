@@ -304,6 +304,22 @@ def test_a_session_with_its_subagents_is_one_task_never_cut() -> None:
     assert got[1][0] == "s.jsonl" and got[2][0] == "t.jsonl" and got[3] == ["u.jsonl"]
 
 
+def test_a_url_that_named_nothing_stays_alone_beside_a_session() -> None:
+    """A target that is an error never heads a session nor joins one: it is no task, and a
+    group of it with others would end the run (`results` takes it alone)."""
+    gone = "s3://b/X.jsonl: no such file or directory"
+    listed = [
+        Target("s3://b/X.jsonl", error=gone),
+        Target("s3://b/X/subagents/agent-1.jsonl", size=10),
+        Target("s3://b/Y.jsonl", size=10),
+        Target("s3://b/Y/", error="s3://b/Y/: no .jsonl files in this directory tree"),
+        Target("s3://b/Y/subagents/agent-1.jsonl", size=10),
+    ]
+    got = [[t.url.removeprefix("s3://b/") for t in g] for g in groups(listed)]
+    assert got == [["X.jsonl"], ["X/subagents/agent-1.jsonl", "Y.jsonl"], ["Y/"],
+                   ["Y/subagents/agent-1.jsonl"]]  # fmt: skip
+
+
 def test_a_session_and_its_subagents_are_fetched_once(tmp_path: Path, client: Client) -> None:
     """Every transcript of a Claude Code session reads the whole session folder (its
     orphans are the session's): fetched once for them all, not once a transcript. The

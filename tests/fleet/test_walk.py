@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from _tricky import write_tricky
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from transcript_view.core.check import transcripts_in
 
 pytest.importorskip("transcript_view.fleet", reason="the fleet extra is not installed")
 
 from fsspec.implementations.local import LocalFileSystem
+from fsspec.spec import AbstractFileSystem
 
 from transcript_view.fleet.listing import store_of
 from transcript_view.fleet.walk import Entry, in_order
@@ -58,3 +63,83 @@ def test_the_listing_is_read_only_as_far_as_a_decision_needs() -> None:
     assert read == ["b/0000.jsonl", "b/0001.jsonl"]
     assert sum(1 for _ in walk) == 998
     assert len(read) == 1000  # each key read once: no folder, so no second reading
+
+
+def test_a_key_with_an_empty_part_is_no_chats_folder_and_no_session() -> None:
+    """A store may hold `a//b` (no disk can): the folder `p//` is named "", so it is
+    no `chats/` and no session folder of a file named `.jsonl`."""
+    keys = ["b/chats//session-1.json", "b/p/.jsonl", "b/p//a.jsonl", "b/p/z.jsonl"]
+
+    def entries(folder: str) -> Iterator[Entry]:
+        """A store's listing with `/` as its delimiter: a key, or the folder it is in."""
+        under = sorted({folder + k[len(folder):].partition("/")[0]
+                        + ("/" if "/" in k[len(folder):] else "")
+                        for k in keys if k.startswith(folder)})  # fmt: skip
+        return iter([Entry(k) for k in under])
+
+    assert [e.key for e in in_order(entries, "b/")] == [
+        "b/p/.jsonl", "b/p/z.jsonl", "b/p//a.jsonl",
+    ]  # fmt: skip
+
+
+#: Names whose order tests every rule: a `-`, `.`, space or `!` sorts before `/`; a name
+#: may be another's prefix; sidecar folders; Gemini's older chats; compressed rollouts.
+_NAMES = ("X", "X-", "X.", "X ", "X!", "X.jsonl", "X.jsonl.zst", "X.jsonl-", "X.json",
+          "Y.jsonl", "chats", "session-1.json", "session-1.jsonl", "x.artifacts",
+          "tool-results", "tool-output", "tool-results.jsonl", "subagents")  # fmt: skip
+
+
+class _Bucket:
+    """S3's `list_objects_v2` over a set of keys, for the walk to page through: keys
+    sorted, a folder once as its common prefix, `MaxKeys` a page, continuation tokens;
+    what `listing.store_of` asks of s3fs (`call_s3`). The walk's agreement with a
+    real S3 server is `tests/fleet/test_fleet.py`'s; this one can be asked anything."""
+
+    protocol = ("s3", "s3a")
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = sorted(keys)
+
+    def call_s3(self, method: str, **ask: Any) -> dict[str, Any]:
+        assert method == "list_objects_v2"
+        prefix = ask["Prefix"]
+        under: dict[str, bool] = {}
+        for key in self.keys:
+            if key.startswith(prefix):
+                rest = key[len(prefix):]
+                cut = rest.find("/")
+                under[prefix + rest[: cut + 1] if cut >= 0 else key] = cut >= 0
+        names = sorted(under)
+        start = int(ask.get("ContinuationToken", 0))
+        page = names[start : start + ask["MaxKeys"]]
+        more = start + len(page) < len(names)
+        return {
+            "CommonPrefixes": [{"Prefix": n} for n in page if under[n]],
+            "Contents": [{"Key": n, "Size": 1} for n in page if not under[n]],
+            "IsTruncated": more,
+            **({"NextContinuationToken": str(start + len(page))} if more else {}),
+        }
+
+
+_paths = st.lists(
+    st.lists(st.sampled_from(_NAMES), min_size=1, max_size=4).map("/".join),
+    min_size=1, max_size=24, unique=True,
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(paths=_paths, page=st.integers(1, 5))
+def test_any_tree_walks_the_same_from_a_paged_listing(paths: list[str], page: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        keys = []
+        for rel in paths:
+            path = root / rel
+            if any(p.is_file() for p in path.parents) or path.is_dir():
+                continue  # a name is a file or a folder, never both
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("{}\n")
+            keys.append(rel)  # a key, within its bucket
+        expected = [f"bkt/{p.relative_to(root).as_posix()}" for p in transcripts_in(root)]
+    walk = in_order(store_of(cast(AbstractFileSystem, _Bucket(keys)), page).entries, "bkt/")
+    assert [e.key for e in walk] == expected
