@@ -18,6 +18,12 @@ one stored 4 KiB artifact, checked both ways with `--json` (the same lines):
   processes over the 10,000-transcript run, against the same over the first
   1,000's run. Target <= 1.1 (flat: a worker holds one transcript's check at a
   time, and the client only the results in flight).
+- *a listing that streams*: the walk of one S3 prefix of `LISTED` keys on moto's
+  server (a loopback port), its peak memory in the client (tracemalloc, every
+  thread: s3fs parses pages on its own) against the same walk of a tenth as many
+  keys. Target <= 1.1 (flat: a page of 1,000 keys at a time, `fleet/walk.py`). For
+  comparison, fsspec's own `walk` of the same prefix, which holds the folder's
+  listing whole, against ours.
 
 Needs the `fleet` extra (`dev.py` installs it).
 """
@@ -131,6 +137,75 @@ def steady(root: Path, runs: int) -> float:
     return statistics.median(float(line) for line in out.stdout.split())
 
 
+#: Keys in the S3 prefix the listing rows walk (and a tenth as many).
+LISTED = 20_000
+
+#: The walk of an S3 prefix on moto's server: `LISTED` keys put, then each walk's peak
+#: traced memory in MiB, one a line: ours of a tenth, ours of all, fsspec's of all.
+_LISTING = """
+import contextlib, os, socket, subprocess, sys, time, tracemalloc
+port, moto, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+server = subprocess.Popen([moto, "-H", "127.0.0.1", "-p", str(port)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
+                  AWS_DEFAULT_REGION="us-east-1", AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}")
+try:
+    for _ in range(200):
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.1):
+            break
+        time.sleep(0.05)
+    import s3fs
+    from transcript_view.fleet.listing import store_of
+    from transcript_view.fleet.walk import in_order
+    fs = s3fs.S3FileSystem(skip_instance_cache=True)
+    fs.mkdir("bench")
+    for n, prefix in ((count // 10, "tenth"), (count, "all")):
+        fs.pipe({f"bench/{prefix}/{i:07d}.jsonl": b"{}\\n" for i in range(n)}, batch_size=64)
+    def peak(walk):
+        tracemalloc.start()
+        walk()
+        got = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return got / 2**20
+    ours = lambda p: sum(1 for _ in in_order(store_of(fs).entries, f"bench/{p}/"))
+    theirs = lambda p: sum(len(f) for _, _, f in fs.walk(f"bench/{p}", detail=True))
+    print(peak(lambda: ours("tenth")), peak(lambda: ours("all")), peak(lambda: theirs("all")))
+finally:
+    server.terminate()
+"""
+
+
+def listing_rows() -> list[tuple[str, float, float, str, str]]:
+    """The peak memory of walking an S3 prefix of `LISTED` keys (see the module)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    moto = str(Path(sys.executable).parent / "moto_server")
+    out = subprocess.run(
+        [sys.executable, "-c", _LISTING, str(port), moto, str(LISTED)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    tenth, ours, theirs = (float(x) for x in out.stdout.split())
+    return [
+        (
+            f"peak memory walking an S3 prefix of {LISTED:,} keys (paged)",
+            ours,
+            tenth,
+            f"the same, {LISTED // 10:,} keys (target <= 1.1)",
+            "MiB",
+        ),
+        (
+            f"fsspec's walk of the same {LISTED:,} keys (a folder's listing whole)",
+            theirs,
+            ours,
+            "ours (paged), for comparison; no target",
+            "MiB",
+        ),
+    ]
+
+
 def run(runs: int = 3) -> list[tuple[str, float, float, str] | tuple[str, float, float, str, str]]:
     big, small = fleet_tree(10_000), fleet_tree(1_000)
     subprocess.run(check_command(big), stdout=subprocess.DEVNULL, check=False)  # warm the cache
@@ -160,6 +235,7 @@ def run(runs: int = 3) -> list[tuple[str, float, float, str] | tuple[str, float,
             "the same, 1,000 transcripts (target <= 1.1)",
             "MiB",
         ),
+        *listing_rows(),
     ]
 
 
