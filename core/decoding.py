@@ -23,6 +23,15 @@ from transcript_view.core.transcript import LineProblem, parse_json_line
 
 S = TypeVar("S", bound=msgspec.Struct)
 
+def field(value: object, name: str) -> object:
+    """A field of a decoded value: the pass's typed shape (a `Struct`, checked first, as
+    it is what a pass mostly meets) or a mapping decoded otherwise; None for anything else,
+    or a field it does not have. What a format's reader asks of a value of either kind."""
+    if isinstance(value, msgspec.Struct):
+        return getattr(value, name, None)
+    return value.get(name) if isinstance(value, Mapping) else None
+
+
 Measure = Callable[[bytes], int]
 """A caller's own number for each line, taken where a pass maps it: `(the line's bytes,
 without its LF) -> int`. The viewer counts the line's rows by building it

@@ -36,7 +36,7 @@ from typing import Any
 import msgspec
 
 from transcript_view.core.calls import COPILOT_USAGE, INHERITED, ROW_FORMAT, Compaction
-from transcript_view.core.decoding import decoded_lines
+from transcript_view.core.decoding import decoded_lines, field
 from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.copilot_markers import TEMP_WORDS, find_saved
@@ -114,19 +114,13 @@ _decode = msgspec.json.Decoder(Line).decode
 # -- what an event holds -------------------------------------------------------------------------
 
 
-def _get(obj: object, name: str) -> object:
-    if isinstance(obj, msgspec.Struct):  # the pass's shapes: before the ABC's slower check
-        return getattr(obj, name, None)
-    return obj.get(name) if isinstance(obj, Mapping) else None
-
-
 def _str_len(value: object) -> int:
     return len(value) if type(value) is str else 0
 
 
 def result_text(data: object) -> str | None:
     """A `tool.execution_complete`'s `result.content`: the text the model got."""
-    content = _get(_get(data, "result"), "content")
+    content = field(field(data, "result"), "content")
     return content if type(content) is str else None
 
 
@@ -135,20 +129,20 @@ def event_chars(kind: object, data: object) -> int:
     sent, the model's text and its tool requests' arguments (as JSON), a result's text, a
     system message, a compaction's summary. Of the pass's typed `Data` or a mapping alike."""
     if kind == USER:
-        sent = _get(data, "transformedContent")
-        return _str_len(sent if type(sent) is str else _get(data, "content"))
+        sent = field(data, "transformedContent")
+        return _str_len(sent if type(sent) is str else field(data, "content"))
     if kind == ASSISTANT:
-        requests = _get(data, "toolRequests")
+        requests = field(data, "toolRequests")
         args = 0
         if isinstance(requests, list):
-            args = sum(json_chars(_get(r, "arguments")) for r in requests)
-        return _str_len(_get(data, "content")) + args
+            args = sum(json_chars(field(r, "arguments")) for r in requests)
+        return _str_len(field(data, "content")) + args
     if kind == RESULT:
         return _str_len(result_text(data))
     if kind == SYSTEM:
-        return _str_len(_get(data, "content"))
+        return _str_len(field(data, "content"))
     if kind == COMPACTED:
-        return _str_len(_get(data, "summaryContent"))
+        return _str_len(field(data, "summaryContent"))
     return 0
 
 
@@ -159,8 +153,8 @@ def _count(value: object) -> int | None:
 def shortening(line: int, kind: str, data: object) -> Compaction:
     """A compaction's or a truncation's figures: the context's tokens before and after."""
     if kind == COMPACTED:
-        before, after = _get(data, "preCompactionTokens"), _get(data, "postCompactionTokens")
-        trigger = _get(data, "trigger")
+        before, after = field(data, "preCompactionTokens"), field(data, "postCompactionTokens")
+        trigger = field(data, "trigger")
         return Compaction(
             line,
             "compaction",
@@ -173,11 +167,11 @@ def shortening(line: int, kind: str, data: object) -> Compaction:
             after_field="data.postCompactionTokens (Copilot CLI's estimate)"
             if _count(after) is not None
             else None,
-            summary="readable" if _str_len(_get(data, "summaryContent")) else "none",
+            summary="readable" if _str_len(field(data, "summaryContent")) else "none",
         )
-    before = _get(data, "preTruncationTokensInMessages")
-    after = _get(data, "postTruncationTokensInMessages")
-    by = _get(data, "performedBy")
+    before = field(data, "preTruncationTokensInMessages")
+    after = field(data, "postTruncationTokensInMessages")
+    by = field(data, "performedBy")
     return Compaction(
         line,
         "truncation",

@@ -39,7 +39,7 @@ from transcript_view.core.calls import (
     ROW_FORMAT,
     Compaction,
 )
-from transcript_view.core.decoding import decoded_lines
+from transcript_view.core.decoding import decoded_lines, field
 from transcript_view.core.formats.agent_pass import AgentBatch, analyse_agent
 from transcript_view.core.formats.claude_markers import basename
 from transcript_view.core.formats.detect import Format
@@ -153,12 +153,6 @@ def tool_text(state: object) -> str | None:
     return None
 
 
-def _get(obj: object, name: str) -> object:
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None) if isinstance(obj, msgspec.Struct) else None
-
-
 def part_chars(data: object) -> int:
     """The characters of a part that an estimate of the context counts: texts and reasoning,
     a tool's input (as JSON) and what it returned; nothing for the bookkeeping parts.
@@ -176,7 +170,7 @@ def part_chars(data: object) -> int:
         return len(text) if type(text) is str and ignored is not True else 0
     if kind == "tool":
         result = tool_text(state)
-        args = state.input if type(state) is State else _get(state, "input")
+        args = state.input if type(state) is State else field(state, "input")
         return json_chars(args) + (len(result) if result is not None else 0)
     if kind == "compaction":
         return len(COMPACTION_PROMPT)
@@ -185,11 +179,11 @@ def part_chars(data: object) -> int:
 
 def is_compacted(state: object) -> bool:
     """Whether OpenCode cleared a tool's result from the history later (`time.compacted`)."""
-    times = state.time if type(state) is State else _get(state, "time")
+    times = state.time if type(state) is State else field(state, "time")
     if type(times) is Times:
         value = times.compacted
     else:
-        value = _get(times, "compacted") if isinstance(times, Mapping) else None
+        value = field(times, "compacted") if isinstance(times, Mapping) else None
     return value is not None and value is not False
 
 
@@ -231,10 +225,10 @@ def part_sites(
     if cut is None:
         return []
     name = basename(cut.path) or None
-    meta = _get(state, "metadata")
-    said = _get(meta, "outputPath") if isinstance(meta, Mapping) else None
-    times = _get(state, "time")
-    end = _get(times, "end") if times is not None else None
+    meta = field(state, "metadata")
+    said = field(meta, "outputPath") if isinstance(meta, Mapping) else None
+    times = field(state, "time")
+    end = field(times, "end") if times is not None else None
     kept = cut.kept.count("\n") + 1 if cut.kept else 0
     if cut.shell:
         words = f"its last {kept:,} lines ({len(cut.kept):,} characters)"
