@@ -13,7 +13,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +28,7 @@ from transcript_view.core.check import (
     transcripts_in,
 )
 from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
-from transcript_view.fleet.walk import PAGE, Entry, Lister, in_order
+from transcript_view.fleet.walk import PAGE, Entry, Lister, in_order, matching
 
 T = TypeVar("T")
 
@@ -124,7 +124,12 @@ def _local(url: str) -> Iterator[Target]:
     """A plain path, expanded as `core.check.run_check` expands a PATH: a folder's
     transcripts (`transcripts_in`), an OpenCode database's sessions, a glob's matches,
     else the path itself (whose check says what it is)."""
-    paths = sorted(glob.glob(url)) if any(c in GLOB_CHARS for c in url) else [url]
+    # A glob's matches in a store's order, a folder's name with its `/` (as `_globbed`).
+    paths = (
+        sorted(glob.glob(url), key=lambda p: p + "/" if os.path.isdir(p) else p)
+        if any(c in GLOB_CHARS for c in url)
+        else [url]
+    )
     if not paths:
         yield Target(url, f"{url}: nothing matches")
     for name in paths:
@@ -161,14 +166,15 @@ def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
     # In an HTTP URL a `?` starts the query, not a glob.
     wild = "*[" if isinstance(fs, HTTPFileSystem) else GLOB_CHARS
     if any(c in wild for c in path):
-        matches = sorted(fs.glob(path))
-        if not matches:
-            yield Target(url, f"{url}: nothing matches")
-        for match in matches:
-            if store.is_folder(match):
-                yield from _walked(url, fs, store, match)
+        count = 0
+        for match in _globbed(fs, store, path, wild):
+            count += 1
+            if match.is_dir:
+                yield from _walked(url, fs, store, match.key)
             else:
-                yield Target(as_url(url, match), size=_size(fs, match))
+                yield Target(as_url(url, match.key), size=match.size)
+        if not count:
+            yield Target(url, f"{url}: nothing matches")
         return
     if store.is_folder(path):
         yield from _walked(url, fs, store, path)
@@ -176,6 +182,32 @@ def _listed(url: str, fs: AbstractFileSystem, path: str) -> Iterator[Target]:
         yield Target(url, size=_size(fs, path))
     else:
         yield Target(url, f"{url}: no such file or directory")
+
+
+def _globbed(
+    fs: AbstractFileSystem, store: Store, path: str, wild: Collection[str]
+) -> Iterator[Entry]:
+    """A glob's matches, in key order (a folder's key ends with `/`): each level matched as
+    the store's listing streams (`walk.matching`), so a pattern over a million keys never
+    holds them; a pattern with `**`, or one in the bucket's (or host's) name, by fsspec's
+    glob, which lists what it looks in whole."""
+    levels = path.rstrip("/").split("/")
+    first = next(i for i, level in enumerate(levels) if any(c in wild for c in level))
+    top = 3 if isinstance(fs, HTTPFileSystem) else 1  # `http:`, ``, the host; the bucket
+    if "**" in path or first < top:
+        for match in sorted(fs.glob(path)):
+            yield Entry(_folder(fs, match)) if store.is_folder(match) else Entry(
+                match, _size(fs, match)
+            )
+        return
+
+    def lookup(key: str) -> Entry | None:
+        if store.is_folder(key):
+            return Entry(key + "/")
+        return Entry(key, _size(fs, key)) if fs.isfile(key) else None
+
+    folder = "/".join(levels[:first]) + "/"
+    yield from matching(store.entries, folder, levels[first:], lookup, wild)
 
 
 def as_url(given: str, path: str) -> str:

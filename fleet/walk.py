@@ -26,13 +26,16 @@ from __future__ import annotations
 import bisect
 import posixpath
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from transcript_view.core.check import is_sidecar_dir, is_transcript_name
 
 #: Keys a page of a store's listing holds (S3's most).
 PAGE = 1000
+#: What makes a level of a path a glob's pattern (fsspec's).
+GLOB = frozenset("*?[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,37 @@ def in_order(lister: Lister, folder: str) -> Iterator[Entry]:
                 walked.add(session)
         elif entry.key != folder and not is_sidecar_dir(entry.name) and not walked.has(entry):
             yield from in_order(lister, entry.key)
+
+
+def matching(
+    lister: Lister,
+    folder: str,
+    parts: Sequence[str],
+    lookup: Callable[[str], Entry | None],
+    wild: Collection[str] = GLOB,
+) -> Iterator[Entry]:
+    """What the glob `parts` (a level each: `*`, `?` and `[…]` within a level, as fsspec's
+    glob has them) matches under `folder`, files and folders, in key order: a level with
+    a wildcard read as its listing streams, a literal level stepped into, a literal last
+    level looked up (`lookup`: the entry of a key named in full; None when there is no
+    such file or folder). `**` is not a level's pattern here (fsspec's glob has it);
+    `wild` is what makes a level a pattern (an HTTP URL's `?` starts its query)."""
+    part, rest = parts[0], parts[1:]
+    if not any(c in wild for c in part):
+        if rest:
+            yield from matching(lister, f"{folder}{part}/", rest, lookup, wild)
+        else:
+            found = lookup(folder + part)
+            if found is not None:
+                yield found
+        return
+    for entry in lister(folder):
+        if entry.key == folder or not fnmatchcase(entry.name, part):
+            continue
+        if not rest:
+            yield entry
+        elif entry.is_dir:
+            yield from matching(lister, entry.key, rest, lookup, wild)
 
 
 def _counts(entry: Entry, ahead: _Ahead, before: _Before, chats: bool) -> bool:

@@ -45,9 +45,9 @@ from _fleet import (  # noqa: E402
 )
 from distributed import Client  # noqa: E402
 
-from transcript_view.fleet.listing import Target, store_of  # noqa: E402
+from transcript_view.fleet.listing import Target, store_of, targets  # noqa: E402
 from transcript_view.fleet.run import groups, results  # noqa: E402
-from transcript_view.fleet.walk import in_order  # noqa: E402
+from transcript_view.fleet.walk import in_order, matching  # noqa: E402
 
 #: The S3 server's made-up credentials (moto takes any), as the usual environment gives them.
 S3_ENV = {
@@ -176,6 +176,34 @@ def test_an_s3_folder_is_walked_a_page_at_a_time_in_the_local_order(
     walk = in_order(store_of(fs, 50).entries, f"{BUCKET}/many/")
     assert next(walk).key == f"{BUCKET}/many/0000.jsonl" and lists() == 1
     assert len(list(walk)) == MANY - 1 and lists() == MANY // 50
+
+
+def test_a_glob_matches_level_by_level_as_the_listing_streams(
+    tree: Path, s3: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each level of a glob is matched as its listing streams, files and folders alike,
+    in the order a glob of the local copy gives (a folder's name with its `/`)."""
+    local = tree.parent / "tricky"
+    for pattern in ("*/x.jsonl", "proj*", "a*.jsonl", "chats/session-?.json*", "a/sub*/*",
+                    "[pt]*/*.jsonl", "nothing-*"):  # fmt: skip
+        got = [t.url.removeprefix(f"{s3}tricky/") for t in targets([f"{s3}tricky/{pattern}"])]
+        here = [t.url for t in targets([f"{local}/{pattern}"])]
+        assert got == [u.removeprefix(f"{local}/") for u in here], pattern
+        assert got, pattern
+    import s3fs
+
+    caplog.set_level(logging.DEBUG, logger="s3fs")
+    fs = s3fs.S3FileSystem(skip_instance_cache=True)
+    found = matching(store_of(fs, 50).entries, f"{BUCKET}/many/", ["*.jsonl"], lambda _: None)
+    assert next(found).key == f"{BUCKET}/many/0000.jsonl"
+    assert sum("list_objects_v2" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_a_glob_over_http_matches_what_a_local_glob_does(tree: Path, web: str) -> None:
+    for pattern in ("examples/*.jsonl", "examples/c*", "examples/*/projects"):
+        got = [t.url.removeprefix(web) for t in targets([web + pattern])]
+        here = [t.url.removeprefix(f"{tree}/") for t in targets([f"{tree}/{pattern}"])]
+        assert got == here and got, pattern
 
 
 def test_hostile_keys_are_each_one_finding_and_the_run_goes_on(s3: str, client: Client) -> None:
