@@ -298,17 +298,24 @@ def folder_order(name: str) -> str:
     return name + "/"
 
 
-def session_folder(name: str, dirs: Collection[str]) -> str | None:
-    """The folder among `dirs` that holds the subagent transcripts of the transcript `name`
-    beside it (None: it has none): Claude Code's session folder, named by the file's stem.
+def session_folder_name(name: str) -> str | None:
+    """The name of the folder beside the transcript `name` that would hold its subagents'
+    transcripts (None: no folder can): Claude Code's session folder, named by the file's
+    stem, never a sidecar folder's name.
 
     A tree walk lists that folder's transcripts right after the file, so that a
-    session and its subagents are one run of the listing (`transcripts_in`, and the
-    fleet's one task per session, `transcript_view.fleet`)."""
-    if not name.endswith(".jsonl"):
-        return None
-    stem = name[: -len(".jsonl")]
-    return stem if stem in dirs else None
+    session and its subagents are one run of the listing: `transcripts_in`, the
+    fleet's walk of a store (`transcript_view.fleet.walk`) and its one task per
+    session (`transcript_view.fleet.listing.session_of`)."""
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else ""
+    return stem if stem and not is_sidecar_dir(stem) else None
+
+
+def session_folder(name: str, dirs: Collection[str]) -> str | None:
+    """The folder among `dirs` that holds the subagents of the transcript `name` beside it
+    (`session_folder_name`), or None."""
+    folder = session_folder_name(name)
+    return folder if folder is not None and folder in dirs else None
 
 
 def _opencode_sessions(folder: Path, dirs: list[str]) -> list[Path]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import glob
 import os
+import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -25,6 +26,7 @@ from fsspec.spec import AbstractFileSystem
 
 from transcript_view.core.check import (
     empty_tree,
+    session_folder_name,
     transcripts_in,
 )
 from transcript_view.core.opencode_store import StoreError, is_database_file, list_database
@@ -95,10 +97,12 @@ def targets(
 
 
 def session_of(url: str) -> str | None:
-    """What the URLs of a transcript's session folder (`core.check.session_folder`: a
+    """What the URLs of a transcript's session folder (`core.check.session_folder_name`: a
     Claude Code session's subagents) start with; None for a name that has none. A walk
     lists them right after it, so a session is one run of the listing: one task."""
-    return url[: -len(".jsonl")] + "/" if url.endswith(".jsonl") else None
+    name = posixpath.basename(url)
+    folder = session_folder_name(name)
+    return None if folder is None else f"{url[: -len(name)]}{folder}/"
 
 
 def units(items: Iterable[T], key: Callable[[T], str | None]) -> Iterator[list[T]]:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from transcript_view.core.check import is_sidecar_dir, is_transcript_name
+from transcript_view.core.check import is_sidecar_dir, is_transcript_name, session_folder_name
 
 #: Keys a page of a store's listing holds (S3's most).
 PAGE = 1000
@@ -138,12 +138,10 @@ def _counts(entry: Entry, ahead: _Ahead, before: _Before, chats: bool) -> bool:
 
 
 def _session_folder(entry: Entry) -> str | None:
-    """The key of the folder that would be `entry`'s session folder (`session_folder`),
-    unless that is a sidecar folder's name (never walked)."""
-    stem = entry.name[: -len(".jsonl")]
-    if not entry.name.endswith(".jsonl") or not stem or is_sidecar_dir(stem):
-        return None
-    return entry.key[: -len(".jsonl")] + "/"
+    """The key of the folder that would be `entry`'s session folder (`session_folder_name`),
+    or None."""
+    folder = session_folder_name(entry.name)
+    return None if folder is None else f"{entry.key[: -len(entry.name)]}{folder}/"
 
 
 class _Ahead:
