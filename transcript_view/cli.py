@@ -10,7 +10,7 @@ import argparse
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -153,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     fleet.add_argument(
         "--workers",
-        type=_positive_count,
+        type=_above_zero("worker processes"),
         metavar="N",
         help="with --check: one task per transcript on a LocalCluster of N worker processes",
     )
@@ -174,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     context.add_argument(
         "--window",
-        type=_positive,
+        type=_above_zero("tokens"),
         metavar="N",
         help="with --context: the window, in tokens, of calls whose file records none "
         "(default: the model's, from a documented table)",
@@ -182,26 +182,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _positive_count(text: str) -> int:
-    """`--workers`' value: a whole number above 0."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
-    return n
+def _above_zero(unit: str) -> Callable[[str], int]:
+    """An option's parser: a whole number of `unit` above 0 (`200000`, `200_000` or
+    `200,000`), for `--window` (tokens) and `--workers` (processes)."""
 
+    def parse(text: str) -> int:
+        try:
+            n = int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of {unit}: {text!r}") from None
+        if n <= 0:
+            raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
+        return n
 
-def _positive(text: str) -> int:
-    """`--window`'s value: a whole number of tokens above 0 (`200000`, `200_000` or `200,000`)."""
-    try:
-        n = int(text.replace(",", "").replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
-    return n
+    return parse
 
 
 #: `--format` values (the core's `Format` names, spelled out so `--help` needs no import).

@@ -72,3 +72,23 @@ def test_a_usage_error_shows_both_usage_lines() -> None:
     assert out.returncode == 2
     assert re.search(r"^usage: transcript-view \[options\] PATH$", out.stderr, re.M)
     assert re.search(r"^\s+transcript-view --check .*PATH\.\.\.$", out.stderr, re.M)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (("--workers", "0", "--check", "x.jsonl"), "must be above 0: '0'"),
+        (("--workers", "two", "--check", "x.jsonl"), "not a number of worker processes: 'two'"),
+        (("--context", "--window", "lots", "x.jsonl"), "not a number of tokens: 'lots'"),
+        (("--workers", "2", "x.jsonl"), "--scheduler, --workers and --out go with --check"),
+        (("--check", "--scheduler", "tcp://h:8786", "--workers", "2", "x.jsonl"),
+         "--scheduler or --workers"),
+        (("--check", "--out", "results", "x.jsonl"), "--out goes with --scheduler or --workers"),
+    ],
+)  # fmt: skip
+def test_a_fleet_option_out_of_place_is_a_usage_error(argv: tuple[str, ...], says: str) -> None:
+    """What a fleet check's options take, and what they go with, is said before anything
+    is read or a cluster started (exit 2, a usage error)."""
+    result = _cli(*argv)
+    assert result.returncode == 2
+    assert says in result.stderr
