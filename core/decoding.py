@@ -23,6 +23,7 @@ from transcript_view.core.transcript import LineProblem, parse_json_line
 
 S = TypeVar("S", bound=msgspec.Struct)
 
+
 def field(value: object, name: str) -> object:
     """A field of a decoded value: the pass's typed shape (a `Struct`, checked first, as
     it is what a pass mostly meets) or a mapping decoded otherwise; None for anything else,

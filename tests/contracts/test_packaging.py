@@ -113,6 +113,16 @@ def test_the_installed_command_checks_a_reference_transcript(
     assert '"verified": 1' in module.stdout
 
 
+def _python_lines(installed: Path, where: Path, code: str) -> list[str]:
+    """What the installed environment's Python prints running `code` in `where` (outside
+    the repository, so nothing is imported from it), a line each; it must exit 0."""
+    result = subprocess.run(
+        [str(installed / "python"), "-c", code], cwd=where, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
 def test_every_module_imports_from_the_install_and_core_does_not(
     installed: Path, tmp_path: Path
 ) -> None:
@@ -131,11 +141,7 @@ def test_every_module_imports_from_the_install_and_core_does_not(
         "from transcript_view import Session, Store, excerpt, parse_markers, verify\n"
         "print(g.NATIVE)\n"
     )
-    result = subprocess.run(
-        [str(installed / "python"), "-c", code], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
-    found, native = result.stdout.splitlines()[-2:]
+    found, native = _python_lines(installed, tmp_path, code)[-2:]
     assert found == "[]", "`import core` (or viewer) must not work from an install"
     assert native in ("True", "False")
 
@@ -154,11 +160,7 @@ def test_the_plain_install_brings_no_fleet_library_and_says_which_extra(
         "except ImportError as exc:\n"
         "    print(exc)\n"
     )
-    result = subprocess.run(
-        [str(installed / "python"), "-c", code], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
-    present, message = result.stdout.splitlines()[-2:]
+    present, message = _python_lines(installed, tmp_path, code)[-2:]
     assert present == "[]"
     assert "pip install 'transcript-view[fleet]'" in message
     cli = subprocess.run(
